@@ -1,0 +1,12 @@
+# All dependencies come from Debian's packages; scripts/setup installs them.
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(cpprestsdk REQUIRED)
+find_package(prometheus-cpp REQUIRED)
+if(HETBENCH_TESTS)
+  find_package(GTest REQUIRED)
+endif()
