@@ -1,0 +1,112 @@
+#include "cluster/controller.h"
+
+#include <spdlog/spdlog.h>
+
+namespace hetbench::kubesim {
+
+Controller::Controller(Api& api, std::string name) : api_(api), name_(std::move(name)) {}
+
+Controller::~Controller() { stop(); }
+
+void Controller::watch(const std::string& storageKey, Mapper mapper) {
+  watches_.push_back({storageKey, std::move(mapper)});
+}
+
+void Controller::start() {
+  for (const Watch& w : watches_) {
+    threads_.emplace_back([this, w] { watchLoop(w.storageKey, w.mapper); });
+  }
+  threads_.emplace_back([this] { workLoop(); });
+}
+
+void Controller::stop() {
+  if (stopping_.exchange(true)) return;
+  wake_.notify_all();
+  api_.store().wakeAll();
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void Controller::enqueue(const ObjectKey& key) {
+  {
+    std::lock_guard lock(mu_);
+    ready_.insert(key);
+  }
+  wake_.notify_one();
+}
+
+void Controller::watchLoop(std::string storageKey, Mapper mapper) {
+  auto keysOf = [&](const WatchEvent& e) {
+    if (mapper) return mapper(e);
+    return std::vector<ObjectKey>{
+        {storageKey, e.namespace_, e.object["metadata"].value("name", "")}};
+  };
+  while (!stopping_) {
+    // List, then follow from the list's version; a lost history means list again.
+    auto [objects, after] = api_.store().list(storageKey, "");
+    for (const nlohmann::json& object : objects) {
+      WatchEvent e{EventType::kAdded, storageKey, object["metadata"].value("namespace", ""), object,
+                   nullptr,           after};
+      for (const ObjectKey& k : keysOf(e)) enqueue(k);
+    }
+    while (!stopping_) {
+      common::Result<Store::Batch> batch =
+          api_.store().eventsAfter(storageKey, "", after, std::chrono::milliseconds(200));
+      if (!batch.isOk()) break;
+      for (const WatchEvent& e : batch->events) {
+        for (const ObjectKey& k : keysOf(e)) enqueue(k);
+      }
+      after = std::max(after, batch->upTo);
+    }
+  }
+}
+
+void Controller::workLoop() {
+  while (true) {
+    ObjectKey key;
+    {
+      std::unique_lock lock(mu_);
+      while (true) {
+        if (stopping_) return;
+        const auto now = std::chrono::steady_clock::now();
+        while (!delayed_.empty() && delayed_.begin()->first <= now) {
+          ready_.insert(delayed_.begin()->second);
+          delayed_.erase(delayed_.begin());
+        }
+        if (!ready_.empty()) break;
+        if (delayed_.empty()) {
+          wake_.wait(lock);
+        } else {
+          wake_.wait_until(lock, delayed_.begin()->first);
+        }
+      }
+      key = *ready_.begin();
+      ready_.erase(ready_.begin());
+    }
+    std::optional<std::chrono::milliseconds> again;
+    try {
+      again = reconcile(key);
+    } catch (const std::exception& e) {
+      // A controller bug must not take the emulator down; log it and retry later.
+      spdlog::error("kubesim controller failed controller={} key={}/{} error={}", name_, key.ns,
+                    key.name, e.what());
+      again = std::chrono::seconds(1);
+    }
+    if (again) {
+      std::lock_guard lock(mu_);
+      delayed_.emplace(std::chrono::steady_clock::now() + *again, key);
+    }
+  }
+}
+
+ResourceType builtinType(const Api& api, const std::string& group, const std::string& resource) {
+  std::optional<ResourceType> type = api.typeOf(group, resource);
+  if (!type) {
+    spdlog::critical("kubesim: built-in resource {}/{} is not registered", group, resource);
+    std::abort();
+  }
+  return *type;
+}
+
+}  // namespace hetbench::kubesim

@@ -1,0 +1,514 @@
+#include "server/api.h"
+
+#include <set>
+
+#include "apimachinery/patch.h"
+#include "apimachinery/selectors.h"
+#include "hetbench/common/time.h"
+#include "server/object_meta.h"
+#include "server/strategy.h"
+
+namespace hetbench::kubesim {
+namespace {
+
+using nlohmann::json;
+
+const char* kModified =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+std::string metaString(const json& object, const char* field) {
+  const json& meta = object.value("metadata", json::object());
+  auto it = meta.find(field);
+  return it != meta.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Everything but metadata and status: a change here bumps metadata.generation.
+json specOf(const json& object) {
+  json copy = object;
+  copy.erase("metadata");
+  copy.erase("status");
+  return copy;
+}
+
+// Carries a precise ApiError out of a Store mutation, which can only fail with a Status.
+struct Abort {
+  std::optional<ApiError> error;
+  common::Status fail(ApiError e) {
+    error = std::move(e);
+    return common::internalError("aborted");
+  }
+};
+
+bool isFinalizerAdded(const json& now, const json& old) {
+  std::set<std::string> before;
+  for (const json& f : old["metadata"].value("finalizers", json::array())) {
+    if (f.is_string()) before.insert(f.get<std::string>());
+  }
+  for (const json& f : now["metadata"].value("finalizers", json::array())) {
+    if (f.is_string() && !before.count(f.get<std::string>())) return true;
+  }
+  return false;
+}
+
+bool hasFinalizers(const json& object) {
+  const json& meta = object["metadata"];
+  return meta.contains("finalizers") && meta["finalizers"].is_array() &&
+         !meta["finalizers"].empty();
+}
+
+std::int64_t graceOf(const json& object) {
+  const json& meta = object["metadata"];
+  return meta.contains("deletionGracePeriodSeconds") &&
+                 meta["deletionGracePeriodSeconds"].is_number_integer()
+             ? meta["deletionGracePeriodSeconds"].get<std::int64_t>()
+             : 0;
+}
+
+}  // namespace
+
+Api::Api(Store& store, ResourceRegistry& registry, const common::Clock& clock,
+         common::RandomSource& random)
+    : store_(store), registry_(registry), clock_(clock), random_(random) {}
+
+std::optional<ResourceType> Api::typeOf(const std::string& group,
+                                        const std::string& resource) const {
+  std::optional<ResourceType> found;
+  for (const ResourceType& t : registry_.all()) {
+    if (t.group != group || t.resource != resource) continue;
+    // Prefer the storage version of a custom resource.
+    if (!found || (t.custom && t.custom->storage)) found = t;
+  }
+  return found;
+}
+
+std::optional<ApiError> Api::checkNamespace(const ResourceType& type, const std::string& ns) const {
+  if (!type.namespaced) return std::nullopt;
+  std::optional<ResourceType> nsType = typeOf("", "namespaces");
+  std::optional<json> nsObject = store_.get(nsType->storageKey(), "", ns);
+  if (!nsObject) return errors::notFound(*nsType, ns);
+  if ((*nsObject)["metadata"].contains("deletionTimestamp")) {
+    ApiError e = errors::forbidden(
+        type, "",
+        "unable to create new content in namespace " + ns + " because it is being terminated");
+    e.message =
+        "unable to create new content in namespace " + ns + " because it is being terminated";
+    e.details = {{"causes",
+                  {{{"reason", "NamespaceTerminating"},
+                    {"message", "namespace " + ns + " is being terminated"},
+                    {"field", "metadata.namespace"}}}}};
+    return e;
+  }
+  return std::nullopt;
+}
+
+ApiResult<json> Api::get(const ResourceType& type, const std::string& ns,
+                         const std::string& name) const {
+  std::optional<json> object = store_.get(type.storageKey(), type.namespaced ? ns : "", name);
+  if (!object) return errors::notFound(type, name);
+  return presentObject(type, std::move(*object));
+}
+
+ApiResult<std::vector<json>> Api::select(const ResourceType& type, const std::vector<json>& objects,
+                                         const std::string& labelSelector,
+                                         const std::string& fieldSelector) const {
+  common::Result<LabelSelector> labels = LabelSelector::parse(labelSelector);
+  if (!labels.isOk()) return errors::badRequest(labels.status().message());
+  common::Result<FieldSelector> fields = FieldSelector::parse(fieldSelector);
+  if (!fields.isOk()) return errors::badRequest(fields.status().message());
+  const Strategy& strategy = strategyFor(type);
+  for (const FieldSelector::Requirement& r : fields->requirements()) {
+    const bool known = r.field == "metadata.name" || r.field == "metadata.namespace" ||
+                       std::find(strategy.fieldLabels.begin(), strategy.fieldLabels.end(),
+                                 r.field) != strategy.fieldLabels.end();
+    if (!known) return errors::badRequest("field label not supported: " + r.field);
+  }
+  std::vector<json> out;
+  for (const json& object : objects) {
+    if (!labels->matches(object["metadata"].value("labels", json()))) continue;
+    if (!fields->matches(object)) continue;
+    out.push_back(object);
+  }
+  return out;
+}
+
+ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
+                          const ListOptions& options) const {
+  auto [objects, rv] = store_.list(type.storageKey(), type.namespaced ? ns : "");
+  std::string start;
+  if (!options.continueToken.empty()) {
+    std::optional<ContinueToken> token = decodeContinue(options.continueToken);
+    if (!token) return errors::badRequest("continue key is not valid: " + options.continueToken);
+    if (token->resourceVersion < store_.oldestVersion()) return errors::gone(kContinueExpired);
+    start = token->startAfter;
+    rv = token->resourceVersion;
+  }
+  ApiResult<std::vector<json>> selected =
+      select(type, objects, options.labelSelector, options.fieldSelector);
+  if (!selected.isOk()) return selected.error();
+
+  json items = json::array();
+  json meta = {{"resourceVersion", std::to_string(rv)}};
+  std::int64_t remaining = 0;
+  for (json& object : *selected) {
+    const std::string key = metaString(object, "namespace") + "/" + metaString(object, "name");
+    if (!start.empty() && key <= start) continue;
+    if (options.limit > 0 && static_cast<std::int64_t>(items.size()) >= options.limit) {
+      ++remaining;
+      continue;
+    }
+    items.push_back(presentListItem(type, std::move(object)));
+  }
+  if (remaining > 0) {
+    const json& last = items.back();
+    meta["continue"] =
+        encodeContinue({rv, metaString(last, "namespace") + "/" + metaString(last, "name")});
+    meta["remainingItemCount"] = remaining;
+  }
+  return json{{"kind", type.kind + "List"},
+              {"apiVersion", type.apiVersion()},
+              {"metadata", meta},
+              {"items", items}};
+}
+
+ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& ns, json body,
+                                   const WriteOptions& options) {
+  ApiResult<std::vector<std::string>> decoded = checkTypeMeta(type, body);
+  if (!decoded.isOk()) return decoded.error();
+  WriteResult result;
+  result.warnings = std::move(*decoded);
+  json& meta = body["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  if (type.namespaced) {
+    const std::string bodyNs = metaString(body, "namespace");
+    if (!bodyNs.empty() && bodyNs != ns) {
+      return errors::badRequest(
+          "the namespace of the provided object does not match the namespace sent on the "
+          "request");
+    }
+    meta["namespace"] = ns;
+  } else {
+    meta.erase("namespace");
+  }
+  if (metaString(body, "name").empty() && !metaString(body, "generateName").empty()) {
+    meta["name"] = metaString(body, "generateName") + generatedSuffix(random_);
+  }
+  const std::string name = metaString(body, "name");
+  // Set before admission: defaulting may refer to them (a Job's selector uses its uid).
+  meta["uid"] = newUid(random_);
+  meta["creationTimestamp"] = common::formatRfc3339(clock_.now());
+
+  ApiResult<std::vector<std::string>> admitted = admit(type, body, nullptr, options, clock_);
+  if (!admitted.isOk()) return admitted.error();
+  result.warnings.insert(result.warnings.end(), admitted->begin(), admitted->end());
+
+  if (std::optional<ApiError> nsError = checkNamespace(type, ns)) return *nsError;
+  if (strategyFor(type).generation) meta["generation"] = 1;
+  meta.erase("resourceVersion");
+  meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
+  if (options.dryRun) {
+    result.object = presentObject(type, std::move(body));
+    result.created = true;
+    return result;
+  }
+
+  Abort abort;
+  common::Result<json> stored =
+      store_.mutate(type.storageKey(), type.namespaced ? ns : "", name,
+                    [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+                      if (current) return abort.fail(errors::alreadyExists(type, name));
+                      return std::optional<json>(body);
+                    });
+  if (!stored.isOk())
+    return abort.error ? *abort.error : errors::internal(stored.status().message());
+  result.object = presentObject(type, std::move(*stored));
+  result.created = true;
+  return result;
+}
+
+ApiResult<WriteResult> Api::update(const ResourceType& type, const std::string& ns,
+                                   const std::string& name, json body,
+                                   const std::string& subresource, const WriteOptions& options) {
+  ApiResult<std::vector<std::string>> decoded = checkTypeMeta(type, body);
+  if (!decoded.isOk()) return decoded.error();
+  const std::string bodyName = metaString(body, "name");
+  if (bodyName != name) {
+    return errors::badRequest("the name of the object (" + bodyName +
+                              ") does not match the name on the URL (" + name + ")");
+  }
+  if (type.namespaced) {
+    const std::string bodyNs = metaString(body, "namespace");
+    if (!bodyNs.empty() && bodyNs != ns) {
+      return errors::badRequest(
+          "the namespace of the provided object does not match the namespace sent on the "
+          "request");
+    }
+  }
+  ApiResult<WriteResult> result = write(type, ns, name, std::move(body), subresource, options);
+  if (result.isOk()) {
+    result->warnings.insert(result->warnings.begin(), decoded->begin(), decoded->end());
+  }
+  return result;
+}
+
+ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& ns,
+                                  const std::string& name, const std::string& contentType,
+                                  const std::string& patchBody, const std::string& subresource,
+                                  const WriteOptions& options) {
+  std::string mediaType = contentType.substr(0, contentType.find(';'));
+  while (!mediaType.empty() && mediaType.back() == ' ') mediaType.pop_back();
+  const bool strategic = mediaType == "application/strategic-merge-patch+json";
+  if (mediaType != "application/merge-patch+json" && mediaType != "application/json-patch+json" &&
+      !(strategic && !type.isCustom())) {
+    return errors::unsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json" +
+        std::string(type.isCustom() ? "" : ", application/strategic-merge-patch+json"));
+  }
+  json patchJson = json::parse(patchBody, nullptr, false);
+  if (patchJson.is_discarded()) {
+    return errors::badRequest("error decoding patch: invalid JSON in the request body");
+  }
+  std::optional<json> current = store_.get(type.storageKey(), type.namespaced ? ns : "", name);
+  if (!current) return errors::notFound(type, name);
+
+  // The patch applies to what the client would read; the write below then checks that nothing
+  // changed in between and, as the API server does, retries on a conflict it caused itself.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    json base = *current;
+    common::Result<json> patched = common::internalError("unreachable");
+    if (mediaType == "application/merge-patch+json") {
+      patched = applyMergePatch(base, patchJson);
+    } else if (mediaType == "application/json-patch+json") {
+      patched = applyJsonPatch(base, patchJson);
+    } else {
+      patched = applyStrategicMergePatch(type.kind, base, patchJson);
+    }
+    if (!patched.isOk()) {
+      ApiError e = errors::invalid(type, name, {});
+      e.code = 422;
+      e.message = patched.status().message();
+      e.details = json::object();
+      return e;
+    }
+    json desired = std::move(*patched);
+    // A patch that does not name a resourceVersion is unconditional.
+    const bool pinned =
+        metaString(desired, "resourceVersion") != metaString(base, "resourceVersion");
+    if (!pinned) desired["metadata"]["resourceVersion"] = metaString(base, "resourceVersion");
+    ApiResult<WriteResult> written =
+        write(type, ns, name, std::move(desired), subresource, options);
+    if (written.isOk() || pinned || written.error().code != 409 ||
+        written.error().reason != "Conflict") {
+      return written;
+    }
+    current = store_.get(type.storageKey(), type.namespaced ? ns : "", name);
+    if (!current) return errors::notFound(type, name);
+  }
+  return errors::conflict(type, name, kModified);
+}
+
+ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& ns,
+                                  const std::string& name, json desired,
+                                  const std::string& subresource, const WriteOptions& options) {
+  WriteResult result;
+  Abort abort;
+  const Strategy& strategy = strategyFor(type);
+  common::Result<json> stored = store_.mutate(
+      type.storageKey(), type.namespaced ? ns : "", name,
+      [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+        if (!current) return abort.fail(errors::notFound(type, name));
+        const json& old = *current;
+        const std::string wantRv = metaString(desired, "resourceVersion");
+        if (!wantRv.empty() && wantRv != metaString(old, "resourceVersion")) {
+          return abort.fail(errors::conflict(type, name, kModified));
+        }
+        const std::string wantUid = metaString(desired, "uid");
+        if (!wantUid.empty() && wantUid != metaString(old, "uid")) {
+          return abort.fail(
+              errors::conflict(type, name,
+                               "Precondition failed: UID in precondition: " + wantUid +
+                                   ", UID in object meta: " + metaString(old, "uid")));
+        }
+        json next;
+        if (subresource == "status") {
+          next = old;
+          if (desired.contains("status")) {
+            next["status"] = desired["status"];
+          } else {
+            next.erase("status");
+          }
+        } else {
+          next = desired;
+          if (type.hasSubresource("status")) {
+            if (old.contains("status")) {
+              next["status"] = old["status"];
+            } else {
+              next.erase("status");
+            }
+          }
+          json& meta = next["metadata"];
+          if (!meta.is_object()) meta = json::object();
+          for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
+                                    "deletionGracePeriodSeconds", "generation", "namespace"}) {
+            if (old["metadata"].contains(field)) {
+              meta[field] = old["metadata"][field];
+            } else {
+              meta.erase(field);
+            }
+          }
+          meta["name"] = name;
+        }
+        next["metadata"]["resourceVersion"] = metaString(old, "resourceVersion");
+        if (old["metadata"].contains("deletionTimestamp") && isFinalizerAdded(next, old)) {
+          return abort.fail(errors::invalid(
+              type, name,
+              {errors::forbiddenField("metadata.finalizers",
+                                      "no new finalizers can be added if the object is being "
+                                      "deleted, found new finalizers " +
+                                          newFinalizers(next, old))}));
+        }
+        ApiResult<std::vector<std::string>> admitted = admit(type, next, &old, options, clock_);
+        if (!admitted.isOk()) return abort.fail(admitted.error());
+        result.warnings = std::move(*admitted);
+        if (strategy.generation && specOf(next) != specOf(old)) {
+          next["metadata"]["generation"] = old["metadata"].value("generation", 0) + 1;
+        }
+        if (next == old) return std::optional<json>(old);
+        if (old["metadata"].contains("deletionTimestamp") && !hasFinalizers(next) &&
+            graceOf(next) == 0) {
+          return std::optional<json>();
+        }
+        if (options.dryRun) {
+          result.object = next;
+          return abort.fail(ApiError{});
+        }
+        return std::optional<json>(std::move(next));
+      });
+  if (!stored.isOk()) {
+    if (abort.error && options.dryRun && abort.error->message.empty()) {
+      result.object = presentObject(type, std::move(result.object));
+      return result;
+    }
+    return abort.error ? *abort.error : errors::internal(stored.status().message());
+  }
+  result.object = presentObject(type, std::move(*stored));
+  return result;
+}
+
+ApiResult<json> Api::remove(const ResourceType& type, const std::string& ns,
+                            const std::string& name, const DeleteOptions& options) {
+  const Strategy& strategy = strategyFor(type);
+  const std::string policy = options.propagationPolicy.value_or(strategy.defaultPropagation);
+  if (policy != "Orphan" && policy != "Background" && policy != "Foreground") {
+    ApiError e = errors::invalid(type, name,
+                                 {errors::notSupported("propagationPolicy", policy,
+                                                       {"Foreground", "Background", "Orphan"})});
+    return e;
+  }
+  if (options.gracePeriodSeconds && *options.gracePeriodSeconds < 0) {
+    return errors::invalid(type, name,
+                           {errors::invalidValue("gracePeriodSeconds", *options.gracePeriodSeconds,
+                                                 "must be greater than or equal to 0")});
+  }
+  Abort abort;
+  const bool isNamespace = type.group.empty() && type.resource == "namespaces";
+  common::Result<json> stored = store_.mutate(
+      type.storageKey(), type.namespaced ? ns : "", name,
+      [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+        if (!current) return abort.fail(errors::notFound(type, name));
+        json next = *current;
+        json& meta = next["metadata"];
+        if (options.preconditionUid && *options.preconditionUid != metaString(next, "uid")) {
+          return abort.fail(errors::conflict(
+              type, name,
+              "Precondition failed: UID in precondition: " + *options.preconditionUid +
+                  ", UID in object meta: " + metaString(next, "uid")));
+        }
+        if (options.preconditionResourceVersion &&
+            *options.preconditionResourceVersion != metaString(next, "resourceVersion")) {
+          return abort.fail(errors::conflict(
+              type, name,
+              "Precondition failed: ResourceVersion in precondition: " +
+                  *options.preconditionResourceVersion +
+                  ", ResourceVersion in meta: " + metaString(next, "resourceVersion")));
+        }
+        if (options.dryRun) return abort.fail(ApiError{});
+        std::int64_t grace = 0;
+        if (type.group.empty() && type.resource == "pods") grace = podGracePeriod(next, options);
+        json finalizers = meta.value("finalizers", json::array());
+        auto addFinalizer = [&](const char* f) {
+          if (std::find(finalizers.begin(), finalizers.end(), f) == finalizers.end()) {
+            finalizers.push_back(f);
+          }
+        };
+        if (policy == "Foreground") addFinalizer("foregroundDeletion");
+        if (policy == "Orphan") addFinalizer("orphan");
+        if (!finalizers.empty()) meta["finalizers"] = finalizers;
+        if (isNamespace) {
+          next["status"]["phase"] = "Terminating";
+          grace = 0;
+        }
+        const bool pending = !finalizers.empty() || grace > 0 || isNamespace;
+        if (!pending) return std::optional<json>();
+        if (meta.contains("deletionTimestamp")) {
+          // A repeated delete may only shorten a pending grace period.
+          if (grace >= graceOf(next) && next == *current) return std::optional<json>(*current);
+          if (grace < graceOf(next)) {
+            meta["deletionGracePeriodSeconds"] = grace;
+            meta["deletionTimestamp"] =
+                common::formatRfc3339(clock_.now() + std::chrono::seconds(grace));
+          }
+        } else {
+          meta["deletionTimestamp"] =
+              common::formatRfc3339(clock_.now() + std::chrono::seconds(grace));
+          meta["deletionGracePeriodSeconds"] = grace;
+        }
+        if (meta.value("generation", 0) > 0) meta["generation"] = meta["generation"].get<int>() + 1;
+        return std::optional<json>(std::move(next));
+      });
+  if (!stored.isOk()) {
+    if (abort.error && options.dryRun && abort.error->message.empty()) {
+      return get(type, ns, name);
+    }
+    return abort.error ? *abort.error : errors::internal(stored.status().message());
+  }
+  return presentObject(type, std::move(*stored));
+}
+
+ApiResult<json> Api::removeCollection(const ResourceType& type, const std::string& ns,
+                                      const ListOptions& listOptions,
+                                      const DeleteOptions& options) {
+  ListOptions all = listOptions;
+  all.limit = 0;
+  all.continueToken.clear();
+  ApiResult<json> listed = list(type, ns, all);
+  if (!listed.isOk()) return listed.error();
+  json items = json::array();
+  for (const json& item : (*listed)["items"]) {
+    ApiResult<json> removed =
+        remove(type, metaString(item, "namespace"), metaString(item, "name"), options);
+    if (removed.isOk()) {
+      items.push_back(presentListItem(type, std::move(*removed)));
+    } else if (removed.error().code != 404) {
+      return removed.error();
+    }
+  }
+  (*listed)["items"] = items;
+  return listed;
+}
+
+ApiResult<json> Api::removeNow(const ResourceType& type, const std::string& ns,
+                               const std::string& name) {
+  Abort abort;
+  common::Result<json> stored =
+      store_.mutate(type.storageKey(), type.namespaced ? ns : "", name,
+                    [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+                      if (!current) return abort.fail(errors::notFound(type, name));
+                      return std::optional<json>();
+                    });
+  if (!stored.isOk()) return abort.error ? *abort.error : errors::internal("delete failed");
+  return presentObject(type, std::move(*stored));
+}
+
+}  // namespace hetbench::kubesim

@@ -1,0 +1,416 @@
+#include "server/http_api.h"
+
+#include <thread>
+
+#include "hetbench/common/time.h"
+#include "server/object_meta.h"
+
+namespace hetbench::kubesim {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> splitPath(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash > start) out.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+std::optional<std::int64_t> parseInt(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::int64_t v = 0;
+  std::size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return std::nullopt;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    v = v * 10 + (text[i] - '0');
+  }
+  return text[0] == '-' ? -v : v;
+}
+
+std::optional<ApiError> parseWriteOptions(const http::Request& request, WriteOptions* options) {
+  if (std::optional<std::string> dry = request.queryParam("dryRun")) {
+    if (*dry != "All") {
+      return errors::badRequest("Invalid dry run value: " + *dry + ". Accepted values: All");
+    }
+    options->dryRun = true;
+  }
+  if (std::optional<std::string> fv = request.queryParam("fieldValidation")) {
+    if (*fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
+      return errors::badRequest(
+          "fieldValidation must be one of \"Ignore\", \"Warn\", or "
+          "\"Strict\", got \"" +
+          *fv + "\"");
+    }
+    options->fieldValidation = *fv;
+  }
+  return std::nullopt;
+}
+
+ApiResult<DeleteOptions> parseDeleteOptions(const http::Request& request) {
+  DeleteOptions options;
+  if (!request.body.empty()) {
+    json body = json::parse(request.body, nullptr, false);
+    if (!body.is_object())
+      return errors::badRequest("the body of the request was in an unknown format");
+    if (body.contains("propagationPolicy") && body["propagationPolicy"].is_string()) {
+      options.propagationPolicy = body["propagationPolicy"].get<std::string>();
+    }
+    if (body.contains("orphanDependents") && body["orphanDependents"].is_boolean()) {
+      options.propagationPolicy = body["orphanDependents"].get<bool>() ? "Orphan" : "Background";
+    }
+    if (body.contains("gracePeriodSeconds") && body["gracePeriodSeconds"].is_number_integer()) {
+      options.gracePeriodSeconds = body["gracePeriodSeconds"].get<std::int64_t>();
+    }
+    const json& pre = body.value("preconditions", json::object());
+    if (pre.contains("uid") && pre["uid"].is_string()) {
+      options.preconditionUid = pre["uid"].get<std::string>();
+    }
+    if (pre.contains("resourceVersion") && pre["resourceVersion"].is_string()) {
+      options.preconditionResourceVersion = pre["resourceVersion"].get<std::string>();
+    }
+    if (body.contains("dryRun") && body["dryRun"].is_array() && !body["dryRun"].empty()) {
+      options.dryRun = true;
+    }
+  }
+  if (std::optional<std::string> p = request.queryParam("propagationPolicy")) {
+    options.propagationPolicy = *p;
+  }
+  if (std::optional<std::string> g = request.queryParam("gracePeriodSeconds")) {
+    std::optional<std::int64_t> v = parseInt(*g);
+    if (!v) return errors::badRequest("invalid gracePeriodSeconds: " + *g);
+    options.gracePeriodSeconds = *v;
+  }
+  if (request.queryParam("dryRun")) options.dryRun = true;
+  return options;
+}
+
+ApiResult<ListOptions> parseListOptions(const http::Request& request) {
+  ListOptions options;
+  options.labelSelector = request.queryParam("labelSelector").value_or("");
+  options.fieldSelector = request.queryParam("fieldSelector").value_or("");
+  options.continueToken = request.queryParam("continue").value_or("");
+  if (std::optional<std::string> limit = request.queryParam("limit")) {
+    std::optional<std::int64_t> v = parseInt(*limit);
+    if (!v || *v < 0) return errors::badRequest("invalid limit: " + *limit);
+    options.limit = *v;
+  }
+  // resourceVersion=0 is served from the watch cache, which ignores limit.
+  if (request.queryParam("resourceVersion").value_or("") == "0") {
+    options.limit = 0;
+    options.continueToken.clear();
+  }
+  return options;
+}
+
+http::Headers warningHeaders(const std::vector<std::string>& warnings) {
+  http::Headers headers;
+  for (const std::string& w : warnings) {
+    headers.emplace_back("Warning", "299 - " + json(w).dump());
+  }
+  return headers;
+}
+
+ApiResult<json> parseBody(const http::Request& request) {
+  const std::string type = request.header("content-type");
+  if (!type.empty() && type.rfind("application/json", 0) != 0 && type.rfind("*/*", 0) != 0) {
+    return errors::unsupportedMediaType(
+        "the body of the request was in an unknown format - "
+        "accepted media types include: application/json, "
+        "application/yaml");
+  }
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded()) {
+    return errors::badRequest("couldn't get version/kind; json parse error: invalid JSON");
+  }
+  return body;
+}
+
+}  // namespace
+
+void sendJson(http::ResponseWriter& out, int code, const json& body, const http::Headers& extra) {
+  http::Headers headers = {{"Content-Type", "application/json"},
+                           {"Cache-Control", "no-cache, private"}};
+  headers.insert(headers.end(), extra.begin(), extra.end());
+  out.send(code, headers, body.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void sendError(http::ResponseWriter& out, const ApiError& error) {
+  http::Headers extra;
+  if (error.retryAfterSeconds) {
+    extra.emplace_back("Retry-After", std::to_string(*error.retryAfterSeconds));
+  }
+  sendJson(out, error.code, error.toStatus(), extra);
+}
+
+bool wantsTable(const std::string& accept) {
+  return accept.find("as=Table") != std::string::npos &&
+         accept.find("g=meta.k8s.io") != std::string::npos;
+}
+
+std::optional<ResourcePath> parseResourcePath(const std::string& path,
+                                              const ResourceRegistry& registry) {
+  std::vector<std::string> segs = splitPath(path);
+  std::string group, version;
+  std::size_t i = 0;
+  if (segs.size() >= 3 && segs[0] == "api") {
+    version = segs[1];
+    i = 2;
+  } else if (segs.size() >= 4 && segs[0] == "apis") {
+    group = segs[1];
+    version = segs[2];
+    i = 3;
+  } else {
+    return std::nullopt;
+  }
+  ResourcePath out;
+  if (segs[i] == "watch") {
+    out.legacyWatch = true;
+    ++i;
+  }
+  std::vector<std::string> rest(segs.begin() + static_cast<std::ptrdiff_t>(i), segs.end());
+  if (rest.empty()) return std::nullopt;
+  std::string resource;
+  const bool namespaceSubresource =
+      rest.size() == 3 && rest[0] == "namespaces" && (rest[2] == "status" || rest[2] == "finalize");
+  if (rest[0] == "namespaces" && rest.size() >= 3 && !namespaceSubresource) {
+    out.ns = rest[1];
+    resource = rest[2];
+    if (rest.size() > 3) out.name = rest[3];
+    if (rest.size() > 4) out.subresource = rest[4];
+    if (rest.size() > 5) return std::nullopt;
+  } else {
+    resource = rest[0];
+    if (rest.size() > 1) out.name = rest[1];
+    if (rest.size() > 2) out.subresource = rest[2];
+    if (rest.size() > 3) return std::nullopt;
+  }
+  std::optional<ResourceType> type = registry.find(group, version, resource);
+  if (!type) return std::nullopt;
+  if (!type->namespaced && !out.ns.empty()) return std::nullopt;
+  if (!out.subresource.empty() && !type->hasSubresource(out.subresource)) return std::nullopt;
+  out.type = std::move(*type);
+  return out;
+}
+
+ApiServer::ApiServer(Api& api, ApiServerOptions options, PodLogSource* logs)
+    : api_(api), options_(std::move(options)), logs_(logs) {}
+
+void ApiServer::stop() {
+  stopping_ = true;
+  faults_.closeWatches();
+  faults_.cutLogStreams();
+  api_.store().wakeAll();
+}
+
+std::optional<ApiError> ApiServer::authenticate(const http::Request& request) const {
+  if (options_.token.empty() || request.clientCommonName) return std::nullopt;
+  const std::string auth = request.header("authorization");
+  if (auth == "Bearer " + options_.token) return std::nullopt;
+  return errors::unauthorized();
+}
+
+void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) {
+  if (request.path == "/readyz" || request.path == "/livez" || request.path == "/healthz") {
+    out.send(200, {{"Content-Type", "text/plain; charset=utf-8"}}, "ok");
+    return;
+  }
+  if (std::optional<ApiError> denied = authenticate(request)) {
+    sendError(out, *denied);
+    return;
+  }
+  if (request.path == "/kubesim/faults") {
+    handleFaults(request, out);
+    return;
+  }
+  if (const int latency = faults_.latencyMs(); latency > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(latency));
+  }
+  if (std::optional<Faults::Failure> failure = faults_.takeFailure()) {
+    ApiError e;
+    if (failure->code == 429) {
+      e = errors::tooManyRequests(failure->retryAfterSeconds);
+    } else if (failure->code == 503) {
+      e = errors::unavailable("the server is currently unable to handle the request");
+      e.retryAfterSeconds = failure->retryAfterSeconds;
+    } else if (failure->code == 504) {
+      e.code = 504;
+      e.reason = "Timeout";
+      e.message = "the server was unable to return a response in the time allotted";
+    } else {
+      e = errors::internal("injected fault");
+    }
+    sendError(out, e);
+    return;
+  }
+  if (handleDiscovery(request, out)) return;
+  std::optional<ResourcePath> path = parseResourcePath(request.path, api_.registry());
+  if (!path) {
+    sendError(out, errors::pathNotFound());
+    return;
+  }
+  handleResource(request, *path, out);
+}
+
+void ApiServer::handleFaults(const http::Request& request, http::ResponseWriter& out) {
+  if (request.method != "POST") {
+    sendError(out, errors::methodNotAllowed());
+    return;
+  }
+  json body = json::parse(request.body, nullptr, false);
+  bool expire = false;
+  common::Status status = faults_.apply(body, &expire);
+  if (!status.isOk()) {
+    sendError(out, errors::badRequest(status.message()));
+    return;
+  }
+  if (expire) api_.store().expireHistory();
+  if (body.value("closeWatches", false)) api_.store().wakeAll();
+  sendJson(out, 200, {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Success"}});
+}
+
+void ApiServer::handleResource(const http::Request& request, const ResourcePath& path,
+                               http::ResponseWriter& out) {
+  const ResourceType& type = path.type;
+  const std::string& method = request.method;
+  const bool watch = path.legacyWatch || request.queryParam("watch").value_or("") == "true" ||
+                     request.queryParam("watch").value_or("") == "1";
+  if (method == "GET" && watch) {
+    handleWatch(request, path, out);
+    return;
+  }
+  if (path.legacyWatch) {
+    sendError(out, errors::methodNotAllowed());
+    return;
+  }
+  if (method == "GET" && path.subresource == "log") {
+    handleLog(request, path, out);
+    return;
+  }
+  const bool table = wantsTable(request.header("accept"));
+  const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
+  WriteOptions writeOptions;
+  if (std::optional<ApiError> bad = parseWriteOptions(request, &writeOptions)) {
+    sendError(out, *bad);
+    return;
+  }
+
+  if (method == "GET" && path.name.empty()) {
+    ApiResult<ListOptions> options = parseListOptions(request);
+    if (!options.isOk()) return sendError(out, options.error());
+    ApiResult<json> list = api_.list(type, path.ns, *options);
+    if (!list.isOk()) return sendError(out, list.error());
+    if (table) {
+      std::vector<json> items;
+      for (json& item : (*list)["items"]) items.push_back(presentObject(type, std::move(item)));
+      ApiResult<json> t =
+          buildTable(type, items, (*list)["metadata"], includeObject, api_.clock().now());
+      if (!t.isOk()) return sendError(out, t.error());
+      return sendJson(out, 200, *t);
+    }
+    return sendJson(out, 200, *list);
+  }
+  if (method == "GET") {
+    ApiResult<json> object = api_.get(type, path.ns, path.name);
+    if (!object.isOk()) return sendError(out, object.error());
+    if (table) {
+      ApiResult<json> t =
+          buildTable(type, {*object}, json::object(), includeObject, api_.clock().now());
+      if (!t.isOk()) return sendError(out, t.error());
+      return sendJson(out, 200, *t);
+    }
+    return sendJson(out, 200, *object);
+  }
+  if (method == "POST" && path.name.empty()) {
+    if (type.namespaced && path.ns.empty()) return sendError(out, errors::pathNotFound());
+    ApiResult<json> body = parseBody(request);
+    if (!body.isOk()) return sendError(out, body.error());
+    ApiResult<WriteResult> created = api_.create(type, path.ns, std::move(*body), writeOptions);
+    if (!created.isOk()) return sendError(out, created.error());
+    return sendJson(out, 201, created->object, warningHeaders(created->warnings));
+  }
+  if (method == "PUT" && !path.name.empty() &&
+      (path.subresource.empty() || path.subresource == "status" ||
+       path.subresource == "finalize")) {
+    ApiResult<json> body = parseBody(request);
+    if (!body.isOk()) return sendError(out, body.error());
+    const std::string sub = path.subresource == "finalize" ? "" : path.subresource;
+    ApiResult<WriteResult> updated =
+        api_.update(type, path.ns, path.name, std::move(*body), sub, writeOptions);
+    if (!updated.isOk()) return sendError(out, updated.error());
+    return sendJson(out, 200, updated->object, warningHeaders(updated->warnings));
+  }
+  if (method == "PATCH" && !path.name.empty() &&
+      (path.subresource.empty() || path.subresource == "status")) {
+    ApiResult<WriteResult> patched =
+        api_.patch(type, path.ns, path.name, request.header("content-type"), request.body,
+                   path.subresource, writeOptions);
+    if (!patched.isOk()) return sendError(out, patched.error());
+    return sendJson(out, 200, patched->object, warningHeaders(patched->warnings));
+  }
+  if (method == "DELETE") {
+    ApiResult<DeleteOptions> options = parseDeleteOptions(request);
+    if (!options.isOk()) return sendError(out, options.error());
+    if (path.name.empty()) {
+      ApiResult<ListOptions> listOptions = parseListOptions(request);
+      if (!listOptions.isOk()) return sendError(out, listOptions.error());
+      ApiResult<json> removed = api_.removeCollection(type, path.ns, *listOptions, *options);
+      if (!removed.isOk()) return sendError(out, removed.error());
+      return sendJson(out, 200, *removed);
+    }
+    if (!path.subresource.empty()) return sendError(out, errors::methodNotAllowed());
+    ApiResult<json> removed = api_.remove(type, path.ns, path.name, *options);
+    if (!removed.isOk()) return sendError(out, removed.error());
+    return sendJson(out, 200, *removed);
+  }
+  sendError(out, errors::methodNotAllowed());
+}
+
+void ApiServer::handleLog(const http::Request& request, const ResourcePath& path,
+                          http::ResponseWriter& out) {
+  ApiResult<json> pod = api_.get(path.type, path.ns, path.name);
+  if (!pod.isOk()) return sendError(out, pod.error());
+  PodLogOptions options;
+  options.container = request.queryParam("container").value_or("");
+  options.follow = request.queryParam("follow").value_or("") == "true";
+  options.timestamps = request.queryParam("timestamps").value_or("") == "true";
+  options.previous = request.queryParam("previous").value_or("") == "true";
+  if (std::optional<std::string> since = request.queryParam("sinceTime")) {
+    common::Result<common::WallTime> t = common::parseRfc3339(*since);
+    if (!t.isOk()) return sendError(out, errors::badRequest(t.status().message()));
+    options.sinceTime = *t;
+  }
+  for (auto [name, target] :
+       {std::pair{"sinceSeconds", &options.sinceSeconds},
+        std::pair{"tailLines", &options.tailLines}, std::pair{"limitBytes", &options.limitBytes}}) {
+    if (std::optional<std::string> v = request.queryParam(name)) {
+      std::optional<std::int64_t> parsed = parseInt(*v);
+      if (!parsed || *parsed < 0) {
+        return sendError(out, errors::badRequest(std::string("invalid ") + name + ": " + *v));
+      }
+      *target = *parsed;
+    }
+  }
+  if (options.sinceSeconds && options.sinceTime) {
+    return sendError(
+        out,
+        errors::invalid(path.type, path.name,
+                        {errors::forbiddenField("sinceSeconds",
+                                                "at most one of sinceTime or sinceSeconds may be "
+                                                "specified")}));
+  }
+  if (logs_ == nullptr) return sendError(out, errors::unavailable("no kubelet is running"));
+  const std::uint64_t generation = faults_.logGeneration();
+  std::optional<ApiError> error = logs_->streamLog(
+      path.ns, path.name, options, out,
+      [this, generation] { return stopping_.load() || faults_.logGeneration() != generation; });
+  if (error) sendError(out, *error);
+}
+
+}  // namespace hetbench::kubesim

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "http/server.h"
+#include "server/api.h"
+#include "server/faults.h"
+#include "server/pod_logs.h"
+
+namespace hetbench::kubesim {
+
+struct ApiServerOptions {
+  /// When set, requests need "Authorization: Bearer TOKEN" or a verified client certificate.
+  std::string token;
+  /// How often a watch with allowWatchBookmarks sends a BOOKMARK.
+  std::chrono::milliseconds bookmarkInterval{std::chrono::seconds(60)};
+  /// The address clients should use, reported by /api.
+  std::string advertiseAddress = "127.0.0.1:6443";
+};
+
+/// A request path resolved to a resource.
+struct ResourcePath {
+  ResourceType type;
+  std::string ns;
+  std::string name;
+  std::string subresource;
+  bool legacyWatch = false;  // /api/v1/watch/...
+};
+
+/// The Kubernetes REST API over http::Server: routing, content negotiation (JSON and
+/// server-side Tables), watches, discovery, pod logs, authentication and fault injection.
+class ApiServer {
+ public:
+  ApiServer(Api& api, ApiServerOptions options, PodLogSource* logs);
+
+  void handle(const http::Request& request, http::ResponseWriter& out);
+  Faults& faults() { return faults_; }
+  /// Ends every watch and log stream promptly (before the HTTP server stops).
+  void stop();
+
+ private:
+  std::optional<ApiError> authenticate(const http::Request& request) const;
+  void handleResource(const http::Request& request, const ResourcePath& path,
+                      http::ResponseWriter& out);
+  void handleWatch(const http::Request& request, const ResourcePath& path,
+                   http::ResponseWriter& out);
+  void handleLog(const http::Request& request, const ResourcePath& path, http::ResponseWriter& out);
+  bool handleDiscovery(const http::Request& request, http::ResponseWriter& out);
+  void handleFaults(const http::Request& request, http::ResponseWriter& out);
+
+  Api& api_;
+  ApiServerOptions options_;
+  PodLogSource* logs_;
+  Faults faults_;
+  std::atomic<bool> stopping_{false};
+};
+
+/// Sends a JSON body with the given code.
+void sendJson(http::ResponseWriter& out, int code, const nlohmann::json& body,
+              const http::Headers& extra = {});
+/// Sends an ApiError as a Status body (with Retry-After where set).
+void sendError(http::ResponseWriter& out, const ApiError& error);
+
+/// Resolves /api/v1/... and /apis/GROUP/VERSION/... to a served resource; nullopt when the path
+/// names none.
+std::optional<ResourcePath> parseResourcePath(const std::string& path,
+                                              const ResourceRegistry& registry);
+
+/// Whether the Accept header asks for a meta.k8s.io Table.
+bool wantsTable(const std::string& accept);
+
+/// Tables as the API server prints them: built-in printers or the CRD's columns.
+ApiResult<nlohmann::json> buildTable(const ResourceType& type,
+                                     const std::vector<nlohmann::json>& objects,
+                                     const nlohmann::json& listMeta,
+                                     const std::string& includeObject, common::WallTime now);
+
+/// Discovery documents: /api, /apis, /apis/GROUP, /api/v1, /apis/GROUP/VERSION, /version.
+std::optional<nlohmann::json> discoveryDocument(const std::string& path,
+                                                const ResourceRegistry& registry,
+                                                const std::string& advertiseAddress);
+
+/// Kubernetes' HumanDuration ("5s", "3m20s", "4h", "2d3h").
+std::string humanDuration(std::chrono::seconds d);
+
+}  // namespace hetbench::kubesim

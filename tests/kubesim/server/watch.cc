@@ -1,0 +1,143 @@
+#include "apimachinery/selectors.h"
+#include "server/http_api.h"
+#include "server/object_meta.h"
+
+namespace hetbench::kubesim {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Serves the server-side watch timeout when the client names none (kube-apiserver picks a
+// random value of 30 to 60 minutes).
+constexpr std::chrono::seconds kDefaultWatchTimeout{1800};
+
+}  // namespace
+
+void ApiServer::handleWatch(const http::Request& request, const ResourcePath& path,
+                            http::ResponseWriter& out) {
+  const ResourceType& type = path.type;
+  std::string fieldSelector = request.queryParam("fieldSelector").value_or("");
+  if (!path.name.empty()) {
+    fieldSelector =
+        "metadata.name=" + path.name + (fieldSelector.empty() ? "" : "," + fieldSelector);
+  }
+  const std::string labelSelector = request.queryParam("labelSelector").value_or("");
+  ApiResult<std::vector<json>> check = api_.select(type, {}, labelSelector, fieldSelector);
+  if (!check.isOk()) return sendError(out, check.error());
+  common::Result<LabelSelector> labels = LabelSelector::parse(labelSelector);
+  common::Result<FieldSelector> fields = FieldSelector::parse(fieldSelector);
+  auto matches = [&](const json& object) {
+    return !object.is_null() && labels->matches(object["metadata"].value("labels", json())) &&
+           fields->matches(object);
+  };
+
+  std::chrono::seconds timeout = kDefaultWatchTimeout;
+  if (std::optional<std::string> t = request.queryParam("timeoutSeconds")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(t->c_str(), &end, 10);
+    if (end == t->c_str() || *end != '\0' || v < 0) {
+      return sendError(out, errors::badRequest("invalid timeoutSeconds: " + *t));
+    }
+    if (v > 0) timeout = std::chrono::seconds(v);
+  }
+  const bool bookmarks = request.queryParam("allowWatchBookmarks").value_or("") == "true";
+  const bool table = wantsTable(request.header("accept"));
+  const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
+  const std::string rvParam = request.queryParam("resourceVersion").value_or("");
+  std::uint64_t after = 0;
+  if (!rvParam.empty() && rvParam != "0") {
+    char* end = nullptr;
+    after = std::strtoull(rvParam.c_str(), &end, 10);
+    if (end == rvParam.c_str() || *end != '\0') {
+      return sendError(out, errors::badRequest("invalid resource version \"" + rvParam + "\""));
+    }
+  }
+  const std::string ns = type.namespaced ? path.ns : "";
+  const std::uint64_t watchGeneration = faults_.watchGeneration();
+
+  if (!out.startStream(
+          200, {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}})) {
+    return;
+  }
+  bool firstTable = true;
+  auto send = [&](const char* eventType, const json& object) {
+    json payload = presentObject(type, object);
+    if (table) {
+      ApiResult<json> t = buildTable(
+          type, {payload}, {{"resourceVersion", payload["metadata"].value("resourceVersion", "")}},
+          includeObject, api_.clock().now());
+      if (!t.isOk()) return false;
+      if (!firstTable) t.value().erase("columnDefinitions");
+      firstTable = false;
+      payload = std::move(*t);
+    }
+    const json event = {{"type", eventType}, {"object", payload}};
+    return out.write(event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  };
+  auto sendGone = [&](const std::string& message) {
+    const json event = {{"type", "ERROR"}, {"object", errors::gone(message).toStatus()}};
+    out.write(event.dump() + "\n");
+  };
+
+  if (rvParam.empty() || rvParam == "0") {
+    auto [objects, rv] = api_.store().list(type.storageKey(), ns);
+    for (const json& object : objects) {
+      if (matches(object) && !send("ADDED", object)) return;
+    }
+    after = rv;
+  } else if (after < api_.store().oldestVersion()) {
+    sendGone("too old resource version: " + std::to_string(after) + " (" +
+             std::to_string(api_.store().oldestVersion()) + ")");
+    return;
+  }
+
+  const auto deadline = Clock::now() + timeout;
+  auto nextBookmark = Clock::now() + options_.bookmarkInterval;
+  while (!stopping_ && !out.closed() && faults_.watchGeneration() == watchGeneration) {
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    auto wait = std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(500));
+    if (bookmarks)
+      wait = std::min<Clock::duration>(
+          wait, std::max<Clock::duration>(nextBookmark - now, Clock::duration(0)));
+    common::Result<Store::Batch> batch = api_.store().eventsAfter(
+        type.storageKey(), ns, after, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+    if (!batch.isOk()) {
+      sendGone(batch.status().message());
+      return;
+    }
+    if (faults_.watchGeneration() != watchGeneration || stopping_) break;
+    for (const WatchEvent& e : batch->events) {
+      const bool now_ = e.type != EventType::kDeleted && matches(e.object);
+      const bool before = matches(e.prevObject);
+      const char* kind = nullptr;
+      if (e.type == EventType::kAdded) {
+        kind = now_ ? "ADDED" : nullptr;
+      } else if (e.type == EventType::kDeleted) {
+        kind = before ? "DELETED" : nullptr;
+      } else if (now_ && before) {
+        kind = "MODIFIED";
+      } else if (now_) {
+        kind = "ADDED";
+      } else if (before) {
+        kind = "DELETED";  // the object left the selection
+      }
+      if (kind != nullptr && !send(kind, e.object)) return;
+    }
+    after = std::max(after, batch->upTo);
+    if (bookmarks && Clock::now() >= nextBookmark) {
+      const json bookmark = {
+          {"type", "BOOKMARK"},
+          {"object",
+           {{"kind", type.kind},
+            {"apiVersion", type.apiVersion()},
+            {"metadata",
+             {{"resourceVersion", std::to_string(after)}, {"creationTimestamp", nullptr}}}}}};
+      if (!out.write(bookmark.dump() + "\n")) return;
+      nextBookmark = Clock::now() + options_.bookmarkInterval;
+    }
+  }
+}
+
+}  // namespace hetbench::kubesim
