@@ -28,6 +28,22 @@ void ResourceRegistry::add(ResourceType type) {
   types_[key] = std::move(type);
 }
 
+void ResourceRegistry::replace(const std::string& group, const std::string& resource,
+                               std::vector<ResourceType> types) {
+  std::lock_guard lock(mu_);
+  for (auto it = types_.begin(); it != types_.end();) {
+    if (it->second.group == group && it->second.resource == resource) {
+      it = types_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (ResourceType& t : types) {
+    const std::string key = t.group + "/" + t.version + "/" + t.resource;
+    types_[key] = std::move(t);
+  }
+}
+
 void ResourceRegistry::remove(const std::string& group, const std::string& resource) {
   std::lock_guard lock(mu_);
   for (auto it = types_.begin(); it != types_.end();) {

@@ -55,6 +55,10 @@ class ResourceRegistry {
   ResourceRegistry();
 
   void add(ResourceType type);
+  /// Replaces every version of `group/resource` with `types` in one step, so that no request
+  /// sees the resource missing while a CRD changes.
+  void replace(const std::string& group, const std::string& resource,
+               std::vector<ResourceType> types);
   /// Removes every version of `group/resource`.
   void remove(const std::string& group, const std::string& resource);
 

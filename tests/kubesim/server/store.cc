@@ -124,7 +124,7 @@ common::Result<Store::Batch> Store::eventsAfter(const std::string& key, const st
         history_.begin(), history_.end(), scanned,
         [](std::uint64_t v, const WatchEvent& e) { return v < e.resourceVersion; });
     for (; it != history_.end(); ++it) {
-      if (it->storageKey == key && (ns.empty() || it->namespace_ == ns)) {
+      if ((key.empty() || it->storageKey == key) && (ns.empty() || it->namespace_ == ns)) {
         batch.events.push_back(*it);
       }
     }

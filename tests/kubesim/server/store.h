@@ -64,7 +64,8 @@ class Store {
     std::uint64_t upTo = 0;
   };
 
-  /// Events with resourceVersion > `after` for `key` (and `ns` unless empty), waiting up to
+  /// Events with resourceVersion > `after` for `key` (every resource when empty) and `ns`
+  /// (every namespace when empty), waiting up to
   /// `wait` for the first. Gone when `after` is older than the history.
   common::Result<Batch> eventsAfter(const std::string& key, const std::string& ns,
                                     std::uint64_t after, std::chrono::milliseconds wait) const;

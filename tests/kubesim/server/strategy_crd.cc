@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -9,6 +10,8 @@ namespace hetbench::kubesim {
 namespace {
 
 using nlohmann::json;
+
+constexpr const char* kCrdCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io";
 
 bool isLowercaseName(const std::string& s) {
   if (s.empty()) return false;
@@ -28,6 +31,12 @@ void prepareCrd(json& crd, const AdmissionContext&) {
     names["singular"] = singular;
   }
   if (!names.contains("listKind") && !kind.empty()) names["listKind"] = kind + "List";
+  // Deleting a CRD first deletes its custom resources; the CRD controller removes this.
+  json& finalizers = crd["metadata"]["finalizers"];
+  if (!finalizers.is_array()) finalizers = json::array();
+  if (std::find(finalizers.begin(), finalizers.end(), kCrdCleanupFinalizer) == finalizers.end()) {
+    finalizers.push_back(kCrdCleanupFinalizer);
+  }
   if (!crd["spec"].contains("conversion")) crd["spec"]["conversion"] = {{"strategy", "None"}};
   crd["status"] = {{"conditions", json::array()},
                    {"acceptedNames", {{"kind", ""}, {"plural", ""}}},

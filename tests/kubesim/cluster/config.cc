@@ -1,0 +1,188 @@
+#include "cluster/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "server/quantity.h"
+
+namespace hetbench::kubesim {
+namespace {
+
+using nlohmann::json;
+
+json toJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      for (const auto& kv : node) out[kv.first.as<std::string>()] = toJson(kv.second);
+      return out;
+    }
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (const auto& item : node) out.push_back(toJson(item));
+      return out;
+    }
+    case YAML::NodeType::Scalar:
+      return node.as<std::string>();
+    default:
+      return nullptr;
+  }
+}
+
+common::Status bad(const std::string& field, const std::string& why) {
+  return common::invalidError("kubesim config: " + field + ": " + why);
+}
+
+common::Status checkQuantities(const json& map, const std::string& field) {
+  if (!map.is_object()) return bad(field, "must be a map of resource name to quantity");
+  for (const auto& [name, value] : map.items()) {
+    if (!value.is_string() || !parseQuantityMilli(value.get<std::string>())) {
+      return bad(field + "." + name, "invalid quantity " + value.dump());
+    }
+  }
+  return common::okStatus();
+}
+
+ClusterConfig::Node makeNode(std::string name, json labels, json capacity) {
+  ClusterConfig::Node n;
+  n.name = std::move(name);
+  n.labels = std::move(labels);
+  n.capacity = std::move(capacity);
+  n.allocatable = n.capacity;
+  return n;
+}
+
+}  // namespace
+
+common::Result<ClusterConfig> parseClusterConfig(const std::string& text) {
+  json root;
+  try {
+    root = toJson(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    return common::invalidError(std::string("kubesim config: ") + e.what());
+  }
+  if (!root.is_object()) return bad("(root)", "must be a map");
+  ClusterConfig config;
+  for (const auto& [key, value] : root.items()) {
+    if (key != "nodes" && key != "missingImages" && key != "images") {
+      return bad(key, "unknown field");
+    }
+  }
+  const json nodes = root.value("nodes", json::array());
+  if (!nodes.is_array()) return bad("nodes", "must be a list");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string at = "nodes[" + std::to_string(i) + "]";
+    const json& n = nodes[i];
+    if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) {
+      return bad(at + ".name", "required");
+    }
+    ClusterConfig::Node node;
+    node.name = n["name"].get<std::string>();
+    node.labels = n.value("labels", json::object());
+    node.capacity = n.value("capacity", json::object());
+    node.allocatable = n.value("allocatable", node.capacity);
+    node.taints = n.value("taints", json::array());
+    HETBENCH_RETURN_IF_ERROR(checkQuantities(node.capacity, at + ".capacity"));
+    HETBENCH_RETURN_IF_ERROR(checkQuantities(node.allocatable, at + ".allocatable"));
+    if (!node.labels.is_object()) return bad(at + ".labels", "must be a map");
+    if (!node.taints.is_array()) return bad(at + ".taints", "must be a list");
+    for (std::size_t t = 0; t < node.taints.size(); ++t) {
+      const std::string effect = node.taints[t].value("effect", "");
+      if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") {
+        return bad(at + ".taints[" + std::to_string(t) + "].effect",
+                   "must be NoSchedule, PreferNoSchedule or NoExecute");
+      }
+    }
+    for (const ClusterConfig::Node& other : config.nodes) {
+      if (other.name == node.name) return bad(at + ".name", "duplicate node " + node.name);
+    }
+    config.nodes.push_back(std::move(node));
+  }
+  for (const json& image : root.value("missingImages", json::array())) {
+    if (!image.is_string()) return bad("missingImages", "must be a list of image names");
+    config.missingImages.push_back(image.get<std::string>());
+  }
+  const json images = root.value("images", json::object());
+  if (!images.is_object()) return bad("images", "must be a map");
+  for (const auto& [image, spec] : images.items()) {
+    const json entry = spec.value("entrypoint", json());
+    if (!entry.is_array() || entry.empty()) {
+      return bad("images." + image + ".entrypoint", "must be a non-empty list");
+    }
+    for (const json& arg : entry) config.entrypoints[image].push_back(arg.get<std::string>());
+  }
+  return config;
+}
+
+ClusterConfig defaultClusterConfig() {
+  ClusterConfig c;
+  const json cpuOnly = {{"cpu", "32"}, {"memory", "128Gi"}, {"pods", "110"}};
+  for (int i = 1; i <= 2; ++i) {
+    c.nodes.push_back(
+        makeNode("a100-" + std::to_string(i),
+                 {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
+                  {"nvidia.com/gpu.count", "4"},
+                  {"nvidia.com/gpu.memory", "40960"},
+                  {"hetbench.io/system", "lab-a100"}},
+                 {{"cpu", "64"}, {"memory", "512Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "4"}}));
+  }
+  c.nodes.push_back(
+      makeNode("h100-1",
+               {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                {"nvidia.com/gpu.count", "4"},
+                {"nvidia.com/gpu.memory", "81559"},
+                {"hetbench.io/system", "lab-h100"}},
+               {{"cpu", "96"}, {"memory", "1Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "4"}}));
+  c.nodes.push_back(
+      makeNode("mi210-1",
+               {{"amd.com/gpu.product-name", "AMD_Instinct_MI210"},
+                {"amd.com/gpu.count", "4"},
+                {"hetbench.io/system", "lab-mi210"}},
+               {{"cpu", "64"}, {"memory", "512Gi"}, {"pods", "110"}, {"amd.com/gpu", "4"}}));
+  c.nodes.push_back(makeNode(
+      "ipu-pod16-1", {{"graphcore.ai/ipu-type", "GC200"}, {"hetbench.io/system", "lab-ipu-pod16"}},
+      {{"cpu", "96"}, {"memory", "512Gi"}, {"pods", "110"}, {"graphcore.ai/ipu", "16"}}));
+  for (int i = 1; i <= 2; ++i) {
+    c.nodes.push_back(
+        makeNode("cpu-" + std::to_string(i), {{"hetbench.io/system", "lab-cpu"}}, cpuOnly));
+  }
+  return c;
+}
+
+json nodeObject(const ClusterConfig::Node& node, int index) {
+  json labels = node.labels;
+  labels["kubernetes.io/hostname"] = node.name;
+  labels["kubernetes.io/os"] = "linux";
+  labels["kubernetes.io/arch"] = "amd64";
+  const std::string ip = "10.0.0." + std::to_string(10 + index);
+  json conditions = json::array();
+  for (const char* type : {"MemoryPressure", "DiskPressure", "PIDPressure"}) {
+    conditions.push_back(
+        {{"type", type}, {"status", "False"}, {"reason", std::string("KubeletHasNo") + type}});
+  }
+  conditions.push_back({{"type", "Ready"},
+                        {"status", "True"},
+                        {"reason", "KubeletReady"},
+                        {"message", "kubelet is posting ready status"}});
+  json spec = json::object();
+  if (!node.taints.empty()) spec["taints"] = node.taints;
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", node.name}, {"labels", labels}}},
+          {"spec", spec},
+          {"status",
+           {{"capacity", node.capacity},
+            {"allocatable", node.allocatable},
+            {"conditions", conditions},
+            {"addresses",
+             {{{"type", "InternalIP"}, {"address", ip}},
+              {{"type", "Hostname"}, {"address", node.name}}}},
+            {"nodeInfo",
+             {{"kubeletVersion", "v1.32.0-kubesim"},
+              {"osImage", "kubesim"},
+              {"kernelVersion", "kubesim"},
+              {"containerRuntimeVersion", "kubesim://0.1"},
+              {"operatingSystem", "linux"},
+              {"architecture", "amd64"}}}}}};
+}
+
+}  // namespace hetbench::kubesim

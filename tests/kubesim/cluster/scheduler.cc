@@ -1,0 +1,273 @@
+#include "cluster/scheduler.h"
+
+#include <algorithm>
+
+#include "hetbench/common/time.h"
+#include "server/quantity.h"
+
+namespace hetbench::kubesim {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+bool requirementMatches(const json& req, const json& labels, const std::string& nodeName,
+                        bool isField) {
+  const std::string key = req.value("key", "");
+  const std::string op = req.value("operator", "");
+  std::optional<std::string> value;
+  if (isField) {
+    if (key == "metadata.name") value = nodeName;
+  } else if (labels.contains(key) && labels[key].is_string()) {
+    value = labels[key].get<std::string>();
+  }
+  const json values = req.value("values", json::array());
+  auto in = [&] {
+    return value && std::find(values.begin(), values.end(), *value) != values.end();
+  };
+  if (op == "In") return in();
+  if (op == "NotIn") return !in();
+  if (op == "Exists") return value.has_value();
+  if (op == "DoesNotExist") return !value.has_value();
+  if ((op == "Gt" || op == "Lt") && value && values.size() == 1) {
+    try {
+      const long long have = std::stoll(*value);
+      const long long want = std::stoll(values[0].get<std::string>());
+      return op == "Gt" ? have > want : have < want;
+    } catch (...) {
+      return false;
+    }
+  }
+  return false;
+}
+
+bool affinityMatches(const json& pod, const json& labels, const std::string& nodeName) {
+  const json& required = pod["spec"]
+                             .value("affinity", json::object())
+                             .value("nodeAffinity", json::object())
+                             .value("requiredDuringSchedulingIgnoredDuringExecution", json());
+  if (required.is_null()) return true;
+  for (const json& term : required.value("nodeSelectorTerms", json::array())) {
+    bool all = true;
+    for (const json& r : term.value("matchExpressions", json::array())) {
+      all = all && requirementMatches(r, labels, nodeName, false);
+    }
+    for (const json& r : term.value("matchFields", json::array())) {
+      all = all && requirementMatches(r, labels, nodeName, true);
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+bool tolerates(const json& tolerations, const json& taint) {
+  for (const json& t : tolerations) {
+    const std::string effect = t.value("effect", "");
+    if (!effect.empty() && effect != taint.value("effect", "")) continue;
+    const std::string op = t.value("operator", "Equal");
+    const std::string key = t.value("key", "");
+    if (key.empty() && op == "Exists") return true;
+    if (key != taint.value("key", "")) continue;
+    if (op == "Exists" || t.value("value", "") == taint.value("value", "")) return true;
+  }
+  return false;
+}
+
+std::map<std::string, std::int64_t> containerRequests(const json& c) {
+  std::map<std::string, std::int64_t> out;
+  const json& resources = c.value("resources", json::object());
+  for (const char* section : {"limits", "requests"}) {
+    for (const auto& [name, value] : resources.value(section, json::object()).items()) {
+      if (std::optional<std::int64_t> q = quantityMilli(value)) out[name] = *q;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::int64_t> podRequests(const json& pod) {
+  std::map<std::string, std::int64_t> sum;
+  for (const json& c : pod["spec"].value("containers", json::array())) {
+    for (const auto& [name, q] : containerRequests(c)) sum[name] += q;
+  }
+  for (const json& c : pod["spec"].value("initContainers", json::array())) {
+    for (const auto& [name, q] : containerRequests(c)) sum[name] = std::max(sum[name], q);
+  }
+  sum["pods"] = 1000;
+  return sum;
+}
+
+std::vector<std::string> nodeMisfits(const json& pod, const json& node,
+                                     const std::map<std::string, std::int64_t>& used) {
+  std::vector<std::string> out;
+  const json& labels = node["metadata"].value("labels", json::object());
+  const std::string nodeName = node["metadata"].value("name", "");
+  if (node.value("spec", json::object()).value("unschedulable", false)) {
+    out.push_back("node(s) were unschedulable");
+    return out;
+  }
+  bool selectorOk = true;
+  for (const auto& [key, value] : pod["spec"].value("nodeSelector", json::object()).items()) {
+    if (!labels.contains(key) || labels[key] != value) selectorOk = false;
+  }
+  if (!selectorOk || !affinityMatches(pod, labels, nodeName)) {
+    out.push_back("node(s) didn't match Pod's node affinity/selector");
+    return out;
+  }
+  const json tolerations = pod["spec"].value("tolerations", json::array());
+  for (const json& taint : node.value("spec", json::object()).value("taints", json::array())) {
+    const std::string effect = taint.value("effect", "");
+    if (effect == "PreferNoSchedule" || tolerates(tolerations, taint)) continue;
+    out.push_back("node(s) had untolerated taint {" + taint.value("key", "") + ": " +
+                  taint.value("value", "") + "}");
+    return out;
+  }
+  const json& allocatable =
+      node.value("status", json::object()).value("allocatable", json::object());
+  for (const auto& [name, want] : podRequests(pod)) {
+    if (want == 0) continue;
+    std::int64_t have = 0;
+    if (allocatable.contains(name)) have = quantityMilli(allocatable[name]).value_or(0);
+    auto u = used.find(name);
+    const std::int64_t taken = u == used.end() ? 0 : u->second;
+    if (taken + want > have) {
+      out.push_back(name == "pods" ? "Too many pods" : "Insufficient " + name);
+    }
+  }
+  return out;
+}
+
+std::string unschedulableMessage(std::size_t nodes,
+                                 const std::vector<std::vector<std::string>>& misfits) {
+  std::map<std::string, int> counts;
+  for (const std::vector<std::string>& reasons : misfits) {
+    for (const std::string& r : reasons) ++counts[r];
+  }
+  std::string message = "0/" + std::to_string(nodes) + " nodes are available: ";
+  bool first = true;
+  for (const auto& [reason, n] : counts) {
+    if (!first) message += ", ";
+    message += std::to_string(n) + " " + reason;
+    first = false;
+  }
+  if (nodes == 0) message += "no nodes available to schedule pods";
+  message += ". preemption: 0/" + std::to_string(nodes) +
+             " nodes are available: " + std::to_string(nodes) +
+             " Preemption is not helpful for scheduling.";
+  return message;
+}
+
+Scheduler::Scheduler(Api& api) : Controller(api, "scheduler") {
+  watch("/pods", [this](const WatchEvent& e) {
+    std::vector<ObjectKey> keys;
+    const json& spec = e.object.value("spec", json::object());
+    if (e.type != EventType::kDeleted && spec.value("nodeName", "").empty()) {
+      keys.push_back({"/pods", e.namespace_, e.object["metadata"].value("name", "")});
+    }
+    // Resources freed by a finished or deleted pod may let pending pods in.
+    const std::string phase = e.object.value("status", json::object()).value("phase", "");
+    if (e.type == EventType::kDeleted || phase == "Succeeded" || phase == "Failed") {
+      auto [pods, rv] = api_.store().list("/pods", "");
+      (void)rv;
+      for (const json& p : pods) {
+        if (p["spec"].value("nodeName", "").empty()) {
+          keys.push_back(
+              {"/pods", p["metadata"].value("namespace", ""), p["metadata"].value("name", "")});
+        }
+      }
+    }
+    return keys;
+  });
+  watch("/nodes", [this](const WatchEvent&) {
+    std::vector<ObjectKey> keys;
+    auto [pods, rv] = api_.store().list("/pods", "");
+    (void)rv;
+    for (const json& p : pods) {
+      if (p["spec"].value("nodeName", "").empty()) {
+        keys.push_back(
+            {"/pods", p["metadata"].value("namespace", ""), p["metadata"].value("name", "")});
+      }
+    }
+    return keys;
+  });
+}
+
+std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& key) {
+  std::optional<json> pod = api_.store().get("/pods", key.ns, key.name);
+  if (!pod || !(*pod)["spec"].value("nodeName", "").empty() ||
+      (*pod)["metadata"].contains("deletionTimestamp")) {
+    return std::nullopt;
+  }
+  if ((*pod)["spec"].value("schedulerName", "default-scheduler") != "default-scheduler") {
+    return std::nullopt;
+  }
+  auto [nodes, nodesRv] = api_.store().list("/nodes", "");
+  auto [pods, podsRv] = api_.store().list("/pods", "");
+  (void)nodesRv;
+  (void)podsRv;
+  std::map<std::string, std::map<std::string, std::int64_t>> used;
+  for (const json& p : pods) {
+    const std::string node = p["spec"].value("nodeName", "");
+    const std::string phase = p.value("status", json::object()).value("phase", "");
+    if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
+    for (const auto& [name, q] : podRequests(p)) used[node][name] += q;
+  }
+  std::vector<std::vector<std::string>> misfits;
+  std::string chosen;
+  for (const json& node : nodes) {
+    const std::string name = node["metadata"].value("name", "");
+    std::vector<std::string> reasons = nodeMisfits(*pod, node, used[name]);
+    if (reasons.empty()) {
+      chosen = name;
+      break;
+    }
+    misfits.push_back(std::move(reasons));
+  }
+  const std::string now = common::formatRfc3339(api_.clock().now());
+  const std::string uid = (*pod)["metadata"].value("uid", "");
+  // The scheduler writes the binding and the condition straight to storage, as the binding
+  // subresource does; a pod replaced in between (another uid) is left alone.
+  auto setCondition = [&](json& p, json condition) {
+    json& conditions = p["status"]["conditions"];
+    if (!conditions.is_array()) conditions = json::array();
+    for (json& c : conditions) {
+      if (c.value("type", "") == "PodScheduled") {
+        if (c.value("status", "") == condition["status"] &&
+            c.value("message", "") == condition.value("message", ""))
+          return;
+        c = std::move(condition);
+        return;
+      }
+    }
+    conditions.push_back(std::move(condition));
+  };
+  (void)api_.store().mutate(
+      "/pods", key.ns, key.name,
+      [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+        if (!current || (*current)["metadata"].value("uid", "") != uid ||
+            !(*current)["spec"].value("nodeName", "").empty()) {
+          return current;
+        }
+        json next = *current;
+        if (!chosen.empty()) {
+          next["spec"]["nodeName"] = chosen;
+          setCondition(next, {{"type", "PodScheduled"},
+                              {"status", "True"},
+                              {"lastProbeTime", nullptr},
+                              {"lastTransitionTime", now}});
+        } else {
+          setCondition(next, {{"type", "PodScheduled"},
+                              {"status", "False"},
+                              {"lastProbeTime", nullptr},
+                              {"lastTransitionTime", now},
+                              {"reason", "Unschedulable"},
+                              {"message", unschedulableMessage(nodes.size(), misfits)}});
+        }
+        return std::optional<json>(std::move(next));
+      });
+  if (chosen.empty()) return 5s;
+  return std::nullopt;
+}
+
+}  // namespace hetbench::kubesim
