@@ -822,8 +822,9 @@ std::string Request::header(std::string_view name) const {
 }
 
 std::optional<std::string> Request::queryParam(std::string_view name) const {
-  const auto it = query.find(std::string(name));
-  if (it == query.end()) return std::nullopt;
+  // lower_bound, unlike multimap::find, is guaranteed to give the first of equal keys.
+  const auto it = query.lower_bound(std::string(name));
+  if (it == query.end() || it->first != name) return std::nullopt;
   return it->second;
 }
 
