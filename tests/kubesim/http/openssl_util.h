@@ -1,0 +1,52 @@
+#pragma once
+
+// Private helpers shared by tls.cc, the TLS transport and the tests: owning pointers for
+// OpenSSL objects and conversions between PEM text and those objects.
+
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetbench/common/status.h"
+
+namespace hetbench::kubesim::http::ossl {
+
+template <auto Free>
+struct Deleter {
+  template <typename T>
+  void operator()(T* p) const {
+    Free(p);
+  }
+};
+
+using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
+using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
+using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
+using SslCtxPtr = std::unique_ptr<SSL_CTX, Deleter<SSL_CTX_free>>;
+using SslPtr = std::unique_ptr<SSL, Deleter<SSL_free>>;
+
+/// An Internal status carrying `what` and the thread's OpenSSL error queue (which it clears),
+/// so that a failure says which call failed and why.
+common::Status error(std::string_view what);
+
+/// The certificates of a PEM bundle in order; Internal when it holds none or is malformed.
+common::Result<std::vector<X509Ptr>> readCertificates(std::string_view pem);
+/// The first certificate of a PEM text.
+common::Result<X509Ptr> readCertificate(std::string_view pem);
+/// A private key in any PEM form OpenSSL reads (PKCS#8, SEC1, PKCS#1).
+common::Result<PkeyPtr> readPrivateKey(std::string_view pem);
+
+common::Result<std::string> certificatePem(X509* cert);
+/// PKCS#8 "PRIVATE KEY" PEM, unencrypted.
+common::Result<std::string> privateKeyPem(EVP_PKEY* key);
+
+/// The UTF-8 values of every `nid` entry of a name (e.g. NID_organizationName), in order.
+std::vector<std::string> nameEntries(const X509_NAME* name, int nid);
+
+}  // namespace hetbench::kubesim::http::ossl
