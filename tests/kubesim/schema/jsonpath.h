@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetbench/common/clock.h"
 #include "hetbench/common/status.h"
 
 namespace hetbench::kubesim {
@@ -41,10 +42,18 @@ struct PrinterColumn {
 };
 
 /// Builds a meta.k8s.io/v1 Table as the API server does for custom resources: columns Name,
-/// then the printer columns (or "Created At" when the CRD declares none); each row's cells
-/// from the columns' paths (absent values as null; date columns as RFC 3339 strings), and
-/// row.object as PartialObjectMetadata (includeObject=Metadata, the default), the whole object
-/// (Object) or nothing (None). `objects` are full objects; `listMeta` is the list's metadata.
+/// then the printer columns (or "Age", type date, when the CRD declares none); each row's cells
+/// from the columns' paths (absent values as null; date columns as the human-readable age
+/// relative to `now`, like "5m" or "3d4h", as the server renders them), and row.object as
+/// PartialObjectMetadata (includeObject=Metadata, the default), the whole object (Object) or
+/// null (None). `objects` are full objects; `listMeta` is the list's metadata.
+common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<PrinterColumn>& columns,
+                                                        const std::vector<nlohmann::json>& objects,
+                                                        const nlohmann::json& listMeta,
+                                                        std::string_view includeObject,
+                                                        common::WallTime now);
+
+/// As above, with ages computed from the system clock.
 common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<PrinterColumn>& columns,
                                                         const std::vector<nlohmann::json>& objects,
                                                         const nlohmann::json& listMeta,
