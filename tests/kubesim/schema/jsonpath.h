@@ -53,10 +53,5 @@ common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<Printe
                                                         std::string_view includeObject,
                                                         common::WallTime now);
 
-/// As above, with ages computed from the system clock.
-common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<PrinterColumn>& columns,
-                                                        const std::vector<nlohmann::json>& objects,
-                                                        const nlohmann::json& listMeta,
-                                                        std::string_view includeObject);
 
 }  // namespace hetbench::kubesim

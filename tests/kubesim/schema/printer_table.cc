@@ -167,12 +167,5 @@ common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<Printe
   }
 }
 
-common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<PrinterColumn>& columns,
-                                                        const std::vector<nlohmann::json>& objects,
-                                                        const nlohmann::json& listMeta,
-                                                        std::string_view includeObject) {
-  return buildCustomResourceTable(columns, objects, listMeta, includeObject,
-                                  std::chrono::system_clock::now());
-}
 
 }  // namespace hetbench::kubesim
