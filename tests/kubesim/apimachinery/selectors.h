@@ -12,10 +12,20 @@ namespace hetbench::kubesim {
 /// A Kubernetes label selector: the query-string form of `?labelSelector=` ("a=b,c!=d,
 /// e in (x,y),f notin (z),g,!h", where '=' and '==' are the same) or a metav1.LabelSelector
 /// object (matchLabels, matchExpressions with In, NotIn, Exists, DoesNotExist). Requirements
-/// are ANDed; the empty selector matches everything.
+/// are ANDed; the empty selector matches everything. The query-string form also accepts the
+/// integer comparisons "a>5" and "a<5" (kGreaterThan, kLessThan), as the API server does.
 class LabelSelector {
  public:
-  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist };
+  enum class Op {
+    kEquals,
+    kNotEquals,
+    kIn,
+    kNotIn,
+    kExists,
+    kDoesNotExist,
+    kGreaterThan,
+    kLessThan
+  };
   struct Requirement {
     std::string key;
     Op op;
@@ -56,7 +66,9 @@ class FieldSelector {
 };
 
 /// Validates a label key ("prefix/name" with a DNS-subdomain prefix) and value as the API
-/// server does for metadata.labels; returns the messages it would give (empty when valid).
+/// server does for metadata.labels; returns the messages it would give (empty when valid), each
+/// without its field path (`Invalid value: "bad key": name part must ...`), so the caller prefixes
+/// "metadata.labels: " or "spec.template.metadata.labels: ".
 std::vector<std::string> validateLabel(std::string_view key, std::string_view value);
 
 }  // namespace hetbench::kubesim

@@ -1,0 +1,137 @@
+#include "apimachinery/patch_meta.h"
+
+namespace hetbench::kubesim::detail {
+namespace {
+
+// The tags as k8s.io/api declares them (core/v1, apps/v1, batch/v1). Fields left out are
+// untagged there: atomic lists such as tolerations, envFrom, node taints, CRD lists.
+struct Tables {
+  TypeMeta objectMeta, container, podSpec, podStatus, podTemplateSpec, pod;
+  TypeMeta serviceSpec, serviceStatus, service;
+  TypeMeta nodeSpec, nodeStatus, node;
+  TypeMeta jobSpec, jobStatus, job, jobTemplateSpec, cronJobSpec, cronJob;
+  TypeMeta namespaceStatus, namespaceKind, serviceAccount;
+  TypeMeta workloadSpec, workloadStatus, workload, podTemplate;
+  TypeMeta metadataOnly;
+  std::map<std::string, const TypeMeta*, std::less<>> kinds;
+
+  static FieldMeta mergeBy(std::string key, const TypeMeta* element = nullptr) {
+    return {true, std::move(key), element};
+  }
+  static FieldMeta object(const TypeMeta* type) { return {false, "", type}; }
+
+  Tables() {
+    objectMeta.fields = {
+        {"finalizers", {true, "", nullptr}},
+        {"ownerReferences", mergeBy("uid")},
+    };
+    // Container and EphemeralContainerCommon carry the same tags.
+    container.fields = {
+        {"ports", mergeBy("containerPort")},
+        {"env", mergeBy("name")},
+        {"volumeMounts", mergeBy("mountPath")},
+        {"volumeDevices", mergeBy("devicePath")},
+    };
+    podSpec.fields = {
+        {"volumes", mergeBy("name")},
+        {"initContainers", mergeBy("name", &container)},
+        {"containers", mergeBy("name", &container)},
+        {"ephemeralContainers", mergeBy("name", &container)},
+        {"imagePullSecrets", mergeBy("name")},
+        {"hostAliases", mergeBy("ip")},
+        {"topologySpreadConstraints", mergeBy("topologyKey")},
+        {"resourceClaims", mergeBy("name")},
+        {"schedulingGates", mergeBy("name")},
+    };
+    podStatus.fields = {
+        {"conditions", mergeBy("type")},
+        {"podIPs", mergeBy("ip")},
+        {"hostIPs", mergeBy("ip")},
+        {"resourceClaimStatuses", mergeBy("name")},
+    };
+    podTemplateSpec.fields = {{"metadata", object(&objectMeta)}, {"spec", object(&podSpec)}};
+    pod.fields = {{"metadata", object(&objectMeta)},
+                  {"spec", object(&podSpec)},
+                  {"status", object(&podStatus)}};
+
+    serviceSpec.fields = {{"ports", mergeBy("port")}};
+    serviceStatus.fields = {{"conditions", mergeBy("type")}};
+    service.fields = {{"metadata", object(&objectMeta)},
+                      {"spec", object(&serviceSpec)},
+                      {"status", object(&serviceStatus)}};
+
+    nodeSpec.fields = {{"podCIDRs", {true, "", nullptr}}};
+    nodeStatus.fields = {{"conditions", mergeBy("type")}, {"addresses", mergeBy("type")}};
+    node.fields = {{"metadata", object(&objectMeta)},
+                   {"spec", object(&nodeSpec)},
+                   {"status", object(&nodeStatus)}};
+
+    jobSpec.fields = {{"template", object(&podTemplateSpec)}};
+    jobStatus.fields = {{"conditions", mergeBy("type")}};
+    job.fields = {{"metadata", object(&objectMeta)},
+                  {"spec", object(&jobSpec)},
+                  {"status", object(&jobStatus)}};
+    jobTemplateSpec.fields = {{"metadata", object(&objectMeta)}, {"spec", object(&jobSpec)}};
+    cronJobSpec.fields = {{"jobTemplate", object(&jobTemplateSpec)}};
+    cronJob.fields = {{"metadata", object(&objectMeta)}, {"spec", object(&cronJobSpec)}};
+
+    namespaceStatus.fields = {{"conditions", mergeBy("type")}};
+    namespaceKind.fields = {{"metadata", object(&objectMeta)},
+                            {"status", object(&namespaceStatus)}};
+    serviceAccount.fields = {{"metadata", object(&objectMeta)}, {"secrets", mergeBy("name")}};
+
+    // Deployment, ReplicaSet, StatefulSet and DaemonSet share the parts that carry tags.
+    workloadSpec.fields = {{"template", object(&podTemplateSpec)}};
+    workloadStatus.fields = {{"conditions", mergeBy("type")}};
+    workload.fields = {{"metadata", object(&objectMeta)},
+                       {"spec", object(&workloadSpec)},
+                       {"status", object(&workloadStatus)}};
+    podTemplate.fields = {{"metadata", object(&objectMeta)},
+                          {"template", object(&podTemplateSpec)}};
+
+    // Event, ConfigMap, Secret, Lease and CRD have tagged fields only in their metadata.
+    metadataOnly.fields = {{"metadata", object(&objectMeta)}};
+
+    kinds = {
+        {"Pod", &pod},
+        {"Service", &service},
+        {"Node", &node},
+        {"Job", &job},
+        {"CronJob", &cronJob},
+        {"Namespace", &namespaceKind},
+        {"ServiceAccount", &serviceAccount},
+        {"Deployment", &workload},
+        {"ReplicaSet", &workload},
+        {"StatefulSet", &workload},
+        {"DaemonSet", &workload},
+        {"PodTemplate", &podTemplate},
+        {"ConfigMap", &metadataOnly},
+        {"Secret", &metadataOnly},
+        {"Event", &metadataOnly},
+        {"Lease", &metadataOnly},
+        {"CustomResourceDefinition", &metadataOnly},
+    };
+  }
+  Tables(const Tables&) = delete;
+  Tables& operator=(const Tables&) = delete;
+};
+
+const Tables& tables() {
+  static const Tables instance;
+  return instance;
+}
+
+}  // namespace
+
+FieldMeta TypeMeta::lookup(std::string_view name) const {
+  auto it = fields.find(name);
+  return it == fields.end() ? FieldMeta{} : it->second;
+}
+
+const TypeMeta* patchMetaForKind(std::string_view kind) {
+  const auto& kinds = tables().kinds;
+  auto it = kinds.find(kind);
+  return it == kinds.end() ? nullptr : it->second;
+}
+
+}  // namespace hetbench::kubesim::detail
