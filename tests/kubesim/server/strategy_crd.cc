@@ -98,10 +98,11 @@ std::vector<common::StatusCause> validateCrd(const json& crd) {
     common::Result<StructuralSchema> compiled =
         StructuralSchema::compile(schema, at + ".schema.openAPIV3Schema");
     if (!compiled.isOk()) {
-      const std::vector<common::StatusCause>& c = compiled.status().causes();
+      const common::Status error = compiled.status();
+      const std::vector<common::StatusCause>& c = error.causes();
       if (c.empty()) {
-        causes.push_back(errors::invalidValue(at + ".schema.openAPIV3Schema", nullptr,
-                                              compiled.status().message()));
+        causes.push_back(
+            errors::invalidValue(at + ".schema.openAPIV3Schema", nullptr, error.message()));
       }
       causes.insert(causes.end(), c.begin(), c.end());
     }
