@@ -173,6 +173,22 @@ TEST_F(ProcessTest, ChildInheritsNoOtherDescriptors) {
   EXPECT_EQ(texts("stdout"), (std::vector<std::string>{"0", "1", "2"}));
 }
 
+// Verifies that starting, running and destroying processes leaves no descriptor open here.
+TEST_F(ProcessTest, LeavesNoDescriptorsBehind) {
+  auto openFds = [] {
+    auto entries = std::filesystem::directory_iterator("/proc/self/fd");
+    return std::distance(begin(entries), end(entries));
+  };
+  auto before = openFds();
+  {
+    auto process = startOrDie(shell("echo out; echo err >&2"));
+    ASSERT_NE(process, nullptr);
+    ASSERT_EQ(process->wait(10s), 0);
+    EXPECT_FALSE(Process::start({{dir_}, {}, dir_}, log_).isOk());
+  }
+  EXPECT_EQ(openFds(), before);
+}
+
 // Verifies that a command that cannot run is an error like a runtime's and leaves no child.
 TEST_F(ProcessTest, CommandThatCannotRunIsAnError) {
   auto missing = Process::start({{"no-such-command-xyz"}, {"PATH=/usr/bin:/bin"}, dir_}, log_);
