@@ -50,13 +50,18 @@ class ContainerLog {
               const std::function<bool()>& cut) const;
 
   ContainerLog(std::string path, const common::Clock& clock);
+  ~ContainerLog();
+  ContainerLog(const ContainerLog&) = delete;
+  ContainerLog& operator=(const ContainerLog&) = delete;
 
  private:
+  int fd_ = -1;  // open for appending from create() on
   std::string path_;
   const common::Clock& clock_;
   mutable std::mutex mu_;
   mutable std::condition_variable grew_;
   std::uint64_t lines_ = 0;
+  std::uint64_t bytes_ = 0;  // file size after the last whole line; readers never read past it
   bool closed_ = false;
 };
 

@@ -127,8 +127,12 @@ std::optional<json> discoveryDocument(const std::string& path, const ResourceReg
 
 bool ApiServer::handleDiscovery(const http::Request& request, http::ResponseWriter& out) {
   if (request.method != "GET") return false;
-  std::optional<json> doc =
-      discoveryDocument(request.path, api_.registry(), options_.advertiseAddress);
+  std::string address;
+  {
+    std::lock_guard lock(mu_);
+    address = options_.advertiseAddress;
+  }
+  std::optional<json> doc = discoveryDocument(request.path, api_.registry(), address);
   if (!doc) return false;
   sendJson(out, 200, *doc);
   return true;

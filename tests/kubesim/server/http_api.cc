@@ -202,6 +202,11 @@ std::optional<ResourcePath> parseResourcePath(const std::string& path,
 ApiServer::ApiServer(Api& api, ApiServerOptions options, PodLogSource* logs)
     : api_(api), options_(std::move(options)), logs_(logs) {}
 
+void ApiServer::setAdvertiseAddress(std::string address) {
+  std::lock_guard lock(mu_);
+  options_.advertiseAddress = std::move(address);
+}
+
 void ApiServer::stop() {
   stopping_ = true;
   faults_.closeWatches();

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -39,6 +40,8 @@ class ApiServer {
 
   void handle(const http::Request& request, http::ResponseWriter& out);
   Faults& faults() { return faults_; }
+  /// The address /api reports, known once the listener is bound.
+  void setAdvertiseAddress(std::string address);
   /// Ends every watch and log stream promptly (before the HTTP server stops).
   void stop();
 
@@ -57,6 +60,7 @@ class ApiServer {
   PodLogSource* logs_;
   Faults faults_;
   std::atomic<bool> stopping_{false};
+  mutable std::mutex mu_;  // guards options_.advertiseAddress
 };
 
 /// Sends a JSON body with the given code.
