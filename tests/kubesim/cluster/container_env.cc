@@ -116,7 +116,8 @@ common::Result<std::vector<std::pair<std::string, std::string>>> containerEnv(co
         return common::notFoundError(std::string(secret ? "secret" : "configmap") + " \"" +
                                      ref.value("name", "") + "\" not found");
       }
-      for (const auto& [k, v] : object->value("data", json::object()).items()) {
+      const json data = object->value("data", json::object());
+      for (const auto& [k, v] : data.items()) {
         const std::string value = v.get<std::string>();
         set(prefix + k, secret ? base64Decode(value).value_or("") : value);
       }

@@ -15,8 +15,11 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
+// Points into `spec` itself, never into a copy.
 const json* findContainer(const json& spec, const std::string& name, bool init) {
-  for (const json& c : spec.value(init ? "initContainers" : "containers", json::array())) {
+  auto list = spec.find(init ? "initContainers" : "containers");
+  if (list == spec.end() || !list->is_array()) return nullptr;
+  for (const json& c : *list) {
     if (c.value("name", "") == name) return &c;
   }
   return nullptr;

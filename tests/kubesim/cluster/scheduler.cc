@@ -77,7 +77,8 @@ std::map<std::string, std::int64_t> containerRequests(const json& c) {
   std::map<std::string, std::int64_t> out;
   const json& resources = c.value("resources", json::object());
   for (const char* section : {"limits", "requests"}) {
-    for (const auto& [name, value] : resources.value(section, json::object()).items()) {
+    const json values = resources.value(section, json::object());
+    for (const auto& [name, value] : values.items()) {
       if (std::optional<std::int64_t> q = quantityMilli(value)) out[name] = *q;
     }
   }
@@ -108,7 +109,8 @@ std::vector<std::string> nodeMisfits(const json& pod, const json& node,
     return out;
   }
   bool selectorOk = true;
-  for (const auto& [key, value] : pod["spec"].value("nodeSelector", json::object()).items()) {
+  const json nodeSelector = pod["spec"].value("nodeSelector", json::object());
+  for (const auto& [key, value] : nodeSelector.items()) {
     if (!labels.contains(key) || labels[key] != value) selectorOk = false;
   }
   if (!selectorOk || !affinityMatches(pod, labels, nodeName)) {

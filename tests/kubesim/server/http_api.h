@@ -88,6 +88,11 @@ std::optional<nlohmann::json> discoveryDocument(const std::string& path,
                                                 const ResourceRegistry& registry,
                                                 const std::string& advertiseAddress);
 
+/// OpenAPI v3: the root (/openapi/v3) and one document per group-version, enough for kubectl to
+/// see that writes accept fieldValidation (server-side field validation).
+std::optional<nlohmann::json> openApiDocument(const std::string& path,
+                                              const ResourceRegistry& registry);
+
 /// Kubernetes' HumanDuration ("5s", "3m20s", "4h", "2d3h").
 std::string humanDuration(std::chrono::seconds d);
 

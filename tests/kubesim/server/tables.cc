@@ -224,7 +224,7 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
   if (type.isCustom()) {
     common::Result<json> table = buildCustomResourceTable(
         type.custom ? type.custom->printerColumns : std::vector<PrinterColumn>{}, objects, listMeta,
-        includeObject);
+        includeObject, now);
     if (!table.isOk()) return errors::badRequest(table.status().message());
     return *table;
   }
