@@ -212,7 +212,9 @@ ApiResult<std::vector<std::string>> admit(const ResourceType& type, json& object
           warnings.push_back("unknown field \"" + path + "\"");
         }
         if (options.fieldValidation == "Strict") {
-          return errors::badRequest("strict decoding error: " + list);
+          return errors::badRequest(type.kind + " in version \"" + type.version +
+                                    "\" cannot be handled as a " + type.kind +
+                                    ": strict decoding error: " + list);
         }
       }
       schema.applyDefaults(object);
