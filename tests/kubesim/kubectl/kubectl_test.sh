@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Drives the real kubectl against a kubesim binary: what a user types must work as on a cluster.
+# Usage: kubectl_test.sh KUBESIM_BINARY. Exits 77 (skipped) when kubectl is not installed.
+set -euo pipefail
+kubesim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
+
+work=$(mktemp -d)
+pid=""
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$kubesim" --write-kubeconfig "$work/kubeconfig" --work-dir "$work/pods" >"$work/kubesim.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -f "$work/kubeconfig" ] && break; sleep 0.1; done
+[ -f "$work/kubeconfig" ] || { cat "$work/kubesim.log"; echo "kubesim did not start"; exit 1; }
+export KUBECONFIG=$work/kubeconfig
+
+passed=0
+failed=0
+k() { timeout 30 kubectl --request-timeout=20s "$@"; }
+check() {  # check NAME EXPECTED_SUBSTRING COMMAND...: the command's output must contain it
+  local name=$1 want=$2
+  shift 2
+  local out
+  out=$("$@" 2>&1) || true
+  if [[ "$out" == *"$want"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s\n  wanted: %s\n  got: %s\n' "$name" "$want" "$out"
+  fi
+}
+wait_for() {  # wait_for NAME EXPECTED COMMAND...: polls for up to 20 s
+  local name=$1 want=$2
+  shift 2
+  for _ in $(seq 200); do
+    if [[ "$("$@" 2>&1 || true)" == *"$want"* ]]; then
+      passed=$((passed + 1))
+      return
+    fi
+    sleep 0.1
+  done
+  check "$name" "$want" "$@"
+}
+
+check "get nodes" "a100-1        Ready" k get nodes
+check "get nodes wide" "INTERNAL-IP" k get nodes -o wide
+check "label selector" "h100-1" k get nodes -l nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3
+
+check "apply crd" "widgets.example.com created" k apply -f "$here/widget-crd.yaml"
+check "crd established" "condition met" k wait --for condition=established crd/widgets.example.com --timeout=10s
+check "apply custom resource" "widget.example.com/w1 created" k apply -f "$here/widget.yaml"
+check "apply again" "widget.example.com/w1 unchanged" k apply -f "$here/widget.yaml"
+check "printer columns" "NAME   SIZE   COLOR   AGE" k get widgets
+check "printer row" "w1     3      red" k get wd
+check "schema rejects" "spec.size in body should be greater than or equal to 1" k apply -f "$here/widget-invalid.yaml"
+check "api-resources" "widgets" k api-resources --api-group=example.com
+
+check "delete with finalizer" 'widget.example.com "w1" deleted' k delete widget w1 --wait=false
+check "held by finalizer" "deletionTimestamp" k get widget w1 -o yaml
+check "release finalizer" "patched" k patch widget w1 --type=merge -p '{"metadata":{"finalizers":null}}'
+wait_for "gone after finalizer" "NotFound" k get widget w1
+
+k get pods -w --output-watch-events >"$work/watch.txt" 2>&1 &
+watcher=$!
+check "create pod" "pod/counter created" k apply -f "$here/counter-pod.yaml"
+wait_for "pod scheduled on H100" "h100-1" k get pod counter -o wide
+check "logs -f" "tick 1
+tick 2
+tick 3
+tick 4
+tick 5" k logs -f counter
+wait_for "pod completed" "Completed" k get pod counter
+check "describe pod" "Status:           Succeeded" k describe pod counter
+check "describe node resources" "nvidia.com/gpu" k describe pod counter
+wait_for "watch saw running" "Running" cat "$work/watch.txt"
+wait_for "watch saw completion" "Completed" cat "$work/watch.txt"
+kill "$watcher" 2>/dev/null || true
+check "logs timestamps" "Z tick 1" k logs counter --timestamps
+check "logs tail" "tick 5" k logs counter --tail=1
+check "delete pod" 'pod "counter" deleted' k delete pod counter --timeout=20s
+
+check "apply -k" "service/web created" k apply -k "$here/kustomize"
+check "kustomize configmap" "settings-" k get configmaps -n ks-demo
+check "kustomize labels" "app.kubernetes.io/part-of=kubesim-test" k get service web -n ks-demo --show-labels
+check "delete namespace" 'namespace "ks-demo" deleted' k delete namespace ks-demo --timeout=20s
+wait_for "namespace gone" "NotFound" k get namespace ks-demo
+
+echo "kubectl: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
