@@ -53,5 +53,4 @@ common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<Printe
                                                         std::string_view includeObject,
                                                         common::WallTime now);
 
-
 }  // namespace hetbench::kubesim

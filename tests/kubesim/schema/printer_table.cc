@@ -167,5 +167,4 @@ common::Result<nlohmann::json> buildCustomResourceTable(const std::vector<Printe
   }
 }
 
-
 }  // namespace hetbench::kubesim
