@@ -4,7 +4,9 @@
 set -euo pipefail
 kubesim=$1
 here=$(cd "$(dirname "$0")" && pwd)
-command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
+for tool in kubectl curl pgrep; do
+  command -v "$tool" >/dev/null || { echo "$tool not installed: skipped"; exit 77; }
+done
 
 work=$(mktemp -d)
 pid=""
@@ -90,6 +92,36 @@ check "kustomize configmap" "settings-" k get configmaps -n ks-demo
 check "kustomize labels" "app.kubernetes.io/part-of=kubesim-test" k get service web -n ks-demo --show-labels
 check "delete namespace" 'namespace "ks-demo" deleted' k delete namespace ks-demo --timeout=20s
 wait_for "namespace gone" "NotFound" k get namespace ks-demo
+
+# HTTPS with a generated CA, a client certificate and a required token.
+"$kubesim" --tls --token s3cret --write-kubeconfig "$work/tls.kubeconfig" \
+  --work-dir "$work/tls-pods" >"$work/tls.log" 2>&1 &
+tls_pid=$!
+for _ in $(seq 100); do [ -f "$work/tls.kubeconfig" ] && break; sleep 0.1; done
+check "https with CA and credentials" "a100-1" k --kubeconfig "$work/tls.kubeconfig" get nodes
+server=$(k --kubeconfig "$work/tls.kubeconfig" config view -o jsonpath='{.clusters[0].cluster.server}')
+check "https without credentials" '"reason":"Unauthorized"' \
+  curl -sk --max-time 10 "$server/api/v1/nodes"
+check "https with the token alone" "a100-1" \
+  k --server "$server" --insecure-skip-tls-verify --token s3cret --kubeconfig /dev/null get nodes
+kill -TERM "$tls_pid" && wait "$tls_pid" || true
+
+# SIGTERM stops kubesim and every container process it started.
+marker="kubesim-test-marker-$$"
+check "long-running pod" "pod/sleeper created" \
+  k run sleeper --image=busybox --restart=Never --command -- /bin/sh -c "sleep 300; echo $marker"
+wait_for "sleeper running" "Running" k get pod sleeper
+check "container process exists" "$marker" pgrep -af "$marker"
+kill -TERM "$pid"
+wait "$pid" || true
+pid=""
+for _ in $(seq 50); do pgrep -f "$marker" >/dev/null || break; sleep 0.1; done
+if pgrep -f "$marker" >/dev/null; then
+  failed=$((failed + 1))
+  echo "FAIL container processes outlived kubesim"
+else
+  passed=$((passed + 1))
+fi
 
 echo "kubectl: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
