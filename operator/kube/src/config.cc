@@ -54,8 +54,8 @@ common::Status mergeList(const std::string& file, const YAML::Node& root, const 
     HETBENCH_ASSIGN_OR_RETURN(std::string name, internal::stringField(item, "name"));
     if (name.empty()) return entryError(item, "name", "missing");
     if (!seen.insert(name).second) return entryError(item, "name", "duplicate " + inQuotes(name));
-    into->try_emplace(name, Entry{file, std::string(list) + "[" + inQuotes(name) + "]." + body,
-                                  item.body[body]});
+    into->try_emplace(
+        name, Entry{file, std::string(list) + "[" + inQuotes(name) + "]." + body, item.body[body]});
   }
   return common::okStatus();
 }
@@ -189,8 +189,7 @@ common::Result<RestConfig> inClusterConfig(const std::map<std::string, std::stri
     const std::string path = serviceAccountDir + "/" + name;
     auto content = internal::readFile(path);
     if (!content) {
-      return common::invalidError("in-cluster config: " + path + ": " +
-                                  content.status().message());
+      return common::invalidError("in-cluster config: " + path + ": " + content.status().message());
     }
     return content;
   };

@@ -225,8 +225,7 @@ common::Result<ExecResult> runExecPlugin(const ExecConfig& exec, const std::stri
   }
   if (WIFEXITED(outcome.waitStatus) && WEXITSTATUS(outcome.waitStatus) != 0) {
     return common::unavailableError(describe(exec) + ": exit status " +
-                                    std::to_string(WEXITSTATUS(outcome.waitStatus)) +
-                                    stderrText);
+                                    std::to_string(WEXITSTATUS(outcome.waitStatus)) + stderrText);
   }
   return parseResponse(exec, outcome.out);
 }

@@ -105,8 +105,8 @@ common::Result<ExecConfig> parseExec(const Entry& user) {
   if (out.apiVersion.empty()) return entryError(exec, "apiVersion", "missing");
   if (out.apiVersion != kExecV1 && out.apiVersion != kExecV1beta1) {
     return entryError(exec, "apiVersion",
-                      "unsupported " + inQuotes(out.apiVersion) + " (want " +
-                          std::string(kExecV1) + " or " + std::string(kExecV1beta1) + ")");
+                      "unsupported " + inQuotes(out.apiVersion) + " (want " + std::string(kExecV1) +
+                          " or " + std::string(kExecV1beta1) + ")");
   }
   if (out.command.empty()) return entryError(exec, "command", "missing");
   // client-go resolves the command against the kubeconfig only when it is a path, not a name
@@ -173,9 +173,8 @@ common::Status applyCluster(const Entry& cluster, RestConfig* config) {
   if (server.empty()) return entryError(cluster, "server", "missing");
   while (server.size() > 1 && server.back() == '/') server.pop_back();
   config->server = server;
-  HETBENCH_ASSIGN_OR_RETURN(config->caPem,
-                            fileOrData(cluster, "certificate-authority",
-                                       "certificate-authority-data"));
+  HETBENCH_ASSIGN_OR_RETURN(
+      config->caPem, fileOrData(cluster, "certificate-authority", "certificate-authority-data"));
   if (!config->caPem.empty() && !looksLikePemCertificate(config->caPem)) {
     HETBENCH_ASSIGN_OR_RETURN(std::string caFile, stringField(cluster, "certificate-authority"));
     return entryError(cluster,
