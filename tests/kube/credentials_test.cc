@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "hetbench/common/time.h"
 #include "temp_dir.h"
@@ -188,6 +189,21 @@ TEST(ExecCredentialProviderTest, RenewsAtExpiry) {
   EXPECT_EQ(expired->get()->token, "token-1");
   EXPECT_EQ(expired->get()->token, "token-2");
   EXPECT_EQ(lines(pastDir.path() + "/runs"), 2);
+}
+
+// Verifies that concurrent callers share one plugin run.
+TEST(ExecCredentialProviderTest, ConcurrentGetsRunPluginOnce) {
+  TempDir dir;
+  common::FakeClock clock;
+  RestConfig config;
+  config.exec = plugin(dir, "token");
+  auto provider = makeCredentialProvider(config, clock);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] { EXPECT_EQ(provider->get()->token, "token-1"); });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(lines(dir.path() + "/runs"), 1);
 }
 
 // Verifies that a static token wins over an exec plugin, as in client-go.
