@@ -1,6 +1,8 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <memory>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -69,10 +71,13 @@ class Informer {
 
  private:
   void run();
+  void resyncLoop();
   common::Status listAndReplace();
   common::Status watchOnce();
   void apply(WatchEvent::Type type, const nlohmann::json& object);
-  void sleepFor(std::chrono::nanoseconds d);
+  void indexLocked(const std::string& key, const nlohmann::json* old, const nlohmann::json* now);
+  /// Waits (real time) for `d` or until stop(); false when stopping.
+  bool sleepFor(std::chrono::nanoseconds d);
 
   KubeClient& client_;
   GroupVersionResource gvr_;
@@ -91,7 +96,9 @@ class Informer {
   std::uint64_t restarts_ = 0;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<WatchStream> current_;
+  std::mutex dispatchMu_;  // serialises handler calls from the watch and resync threads
   std::thread thread_;
+  std::thread resyncThread_;
 };
 
 /// "namespace/name" of an object.
