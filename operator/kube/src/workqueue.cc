@@ -112,7 +112,7 @@ std::size_t WorkQueue::length() const {
   const common::MonoTime now = clock_.monotonic();
   std::size_t ready = queue_.size();
   for (auto it = delayed_.begin(); it != delayed_.end() && it->first <= now; ++it) {
-    if (!dirty_.contains(it->second)) ++ready;
+    if (!dirty_.contains(it->second) && !processing_.contains(it->second)) ++ready;
   }
   return ready;
 }
