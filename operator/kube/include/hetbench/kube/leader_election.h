@@ -37,18 +37,32 @@ class LeaderElector {
   LeaderElector(KubeClient& client, const common::Clock& clock, LeaderElectionConfig config,
                 LeaderCallbacks callbacks);
 
-  /// Runs until stop(): tries to acquire every retryPeriod, then renews while leading.
+  /// Runs until stop(): calls step() every retryPeriod (a real-time wait), so it suits a
+  /// SystemClock; tests on a FakeClock call step() themselves instead.
   void run();
+  /// One round at the clock's current time: acquire or renew the lease, start leading on
+  /// success, stop leading once no renewal has succeeded for renewDeadline or another holder
+  /// is seen. Callbacks run on the calling thread and should return promptly (start threads
+  /// rather than run the controller inline). Does nothing after stop().
+  void step();
+  /// Ends run() and, when leading and releaseOnCancel, releases the lease so that another
+  /// replica can take it at once. Waits for a step() in progress.
   void stop();
   bool isLeader() const;
 
  private:
   bool tryAcquireOrRenew();
+  bool release();
+  /// Notes the lease's record and restarts the expiry count when it changed.
+  void observe(const nlohmann::json& lease);
 
   KubeClient& client_;
   const common::Clock& clock_;
   LeaderElectionConfig config_;
   LeaderCallbacks callbacks_;
+  // Serializes step() and the release in stop(); held across API calls and callbacks, and
+  // recursive so that a callback may call stop().
+  std::recursive_mutex stepMu_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

@@ -16,6 +16,7 @@
 namespace hetbench::kube {
 
 /// Hooks for the work queue's metrics (depth, adds, time queued, work duration, retries).
+/// They run under the queue's lock: keep them cheap and never call back into the queue.
 struct WorkQueueObserver {
   std::function<void(std::size_t depth)> depth;
   std::function<void()> added;
@@ -66,6 +67,8 @@ class WorkQueue {
  private:
   void promoteDueLocked();
   void pushLocked(const std::string& key);
+  void addAfterLocked(const std::string& key, std::chrono::nanoseconds delay);
+  std::optional<std::string> popLocked();
   std::chrono::nanoseconds nextBackoffLocked(const std::string& key);
 
   const common::Clock& clock_;
