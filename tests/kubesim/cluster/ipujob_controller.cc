@@ -144,7 +144,8 @@ std::optional<std::chrono::milliseconds> IpuJobController::reconcile(const Objec
     if (!refs.is_array()) continue;
     for (const json& ref : refs) {
       if (text(ref, "uid") == uid && field(ref, "controller") == true) {
-        pods[text(p["metadata"], "name")] = std::move(p);
+        std::string name = text(p["metadata"], "name");
+        pods[std::move(name)] = std::move(p);
         break;
       }
     }
