@@ -208,7 +208,7 @@ TEST_F(IpuJobTest, RestartPolicyRetriesWithinBackoffLimit) {
 TEST_F(IpuJobTest, LauncherCompletesJob) {
   json body = ipuJob("dist", 2, "2", "exec sleep 30");
   body["spec"]["launcher"] = {
-      {"command", {"/bin/sh", "-c", "echo poprun on $IPUJOB_WORKERS ($IPUJOB_INSTANCES)"}}};
+      {"command", {"/bin/sh", "-c", "echo \"poprun on $IPUJOB_WORKERS ($IPUJOB_INSTANCES)\""}}};
   ASSERT_EQ(h_.post(kJobs, body).status, 201);
   ASSERT_TRUE(Harness::eventually([&] { return state("dist") == "Completed"; }))
       << job("dist").dump();
