@@ -1,5 +1,6 @@
 #include "cluster/cluster.h"
 
+#include "cluster/ipujob_controller.h"
 #include "cluster/job_controller.h"
 #include "server/strategy.h"
 
@@ -41,6 +42,7 @@ common::Status Cluster::start() {
   kubelet.restartBackoff = options_.restartBackoff;
   kubelet_ = std::make_unique<Kubelet>(*api_, kubelet);
   workloads_.push_back(std::make_unique<JobController>(*api_, options_.jobBackoff));
+  workloads_.push_back(std::make_unique<IpuJobController>(*api_));
   crds_->start();
   namespaces_->start();
   gc_->start();
