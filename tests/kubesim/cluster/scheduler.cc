@@ -108,6 +108,15 @@ std::vector<std::string> nodeMisfits(const json& pod, const json& node,
     out.push_back("node(s) were unschedulable");
     return out;
   }
+  // The default filters run in this order: TaintToleration, then NodeAffinity.
+  const json tolerations = pod["spec"].value("tolerations", json::array());
+  for (const json& taint : node.value("spec", json::object()).value("taints", json::array())) {
+    const std::string effect = taint.value("effect", "");
+    if (effect == "PreferNoSchedule" || tolerates(tolerations, taint)) continue;
+    out.push_back("node(s) had untolerated taint {" + taint.value("key", "") + ": " +
+                  taint.value("value", "") + "}");
+    return out;
+  }
   bool selectorOk = true;
   const json nodeSelector = pod["spec"].value("nodeSelector", json::object());
   for (const auto& [key, value] : nodeSelector.items()) {
@@ -115,14 +124,6 @@ std::vector<std::string> nodeMisfits(const json& pod, const json& node,
   }
   if (!selectorOk || !affinityMatches(pod, labels, nodeName)) {
     out.push_back("node(s) didn't match Pod's node affinity/selector");
-    return out;
-  }
-  const json tolerations = pod["spec"].value("tolerations", json::array());
-  for (const json& taint : node.value("spec", json::object()).value("taints", json::array())) {
-    const std::string effect = taint.value("effect", "");
-    if (effect == "PreferNoSchedule" || tolerates(tolerations, taint)) continue;
-    out.push_back("node(s) had untolerated taint {" + taint.value("key", "") + ": " +
-                  taint.value("value", "") + "}");
     return out;
   }
   const json& allocatable =
