@@ -384,7 +384,9 @@ json Kubelet::statusOf(const PodRun& run, const json& pod) const {
     return c;
   };
   const bool ready = allRunning && !run.finished;
-  const char* notReady = run.finished ? "PodCompleted" : "ContainersNotReady";
+  const char* notReady = phase == "Failed"      ? "PodFailed"
+                         : phase == "Succeeded" ? "PodCompleted"
+                                                : "ContainersNotReady";
   json conditions = json::array();
   conditions.push_back(
       condition("PodReadyToStartContainers", !run.finished || !run.terminating, nullptr));
