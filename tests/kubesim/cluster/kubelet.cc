@@ -500,11 +500,11 @@ std::optional<ApiError> Kubelet::streamLog(const std::string& ns, const std::str
         if (c != nullptr && c->state.contains("waiting")) {
           reason = c->state["waiting"].value("reason", reason);
         }
-        return errors::badRequest("container \"" + container + "\" in pod \"" + pod +
-                                  "\" is waiting to start: " +
-                                  (reason == "ImagePullBackOff" || reason == "ErrImagePull"
-                                       ? "trying and failing to pull image"
-                                       : reason));
+        return errors::badRequest(
+            "container \"" + container + "\" in pod \"" + pod + "\" is waiting to start: " +
+            (reason == "ErrImagePull"       ? "image can't be pulled"
+             : reason == "ImagePullBackOff" ? "trying and failing to pull image"
+                                            : reason));
       }
       log = c->log;
     }
