@@ -217,8 +217,11 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
                                  : "Back-off pulling image \"" + image + "\""}}}};
     return false;
   }
+  // The sandbox's IP is known before any container starts, even if not yet in the stored status.
+  json withIp = pod;
+  withIp["status"]["podIP"] = run.podIP;
   common::Result<std::vector<std::pair<std::string, std::string>>> env =
-      containerEnv(pod, *container, api_.store());
+      containerEnv(withIp, *container, api_.store());
   if (!env.isOk()) {
     c.state = {{"waiting",
                 {{"reason", "CreateContainerConfigError"}, {"message", env.status().message()}}}};
