@@ -44,6 +44,24 @@ bool hasTracking(const json& pod) {
   return std::find(f.begin(), f.end(), kTracking) != f.end();
 }
 
+// Removes the job-tracking finalizer; a pod already deleted goes once nothing holds it.
+void dropTracking(Store& store, const std::string& ns, const std::string& name) {
+  (void)store.mutate(
+      "/pods", ns, name,
+      [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+        if (!current) return current;
+        json next = *current;
+        json& f = next["metadata"]["finalizers"];
+        f.erase(std::remove(f.begin(), f.end(), kTracking), f.end());
+        if (f.empty()) next["metadata"].erase("finalizers");
+        if (next["metadata"].contains("deletionTimestamp") && f.empty() &&
+            next["metadata"].value("deletionGracePeriodSeconds", 0) == 0) {
+          return std::optional<json>();
+        }
+        return std::optional<json>(std::move(next));
+      });
+}
+
 std::string phaseOf(const json& pod) {
   return pod.value("status", json::object()).value("phase", "");
 }
@@ -153,11 +171,28 @@ JobController::JobController(Api& api, std::chrono::milliseconds podBackoff)
   });
 }
 
+// As the Job controller's orphan pod handling: pods whose controlling Job is gone keep no
+// job-tracking finalizer, or a deleted Job's pods could never go.
+void JobController::releaseOrphans(const ObjectKey& key) {
+  for (const json& p : api_.store().list("/pods", key.ns).first) {
+    bool orphan = false;
+    for (const json& ref : p["metadata"].value("ownerReferences", json::array())) {
+      orphan = orphan || (ref.value("kind", "") == "Job" && ref.value("controller", false) &&
+                          ref.value("name", "") == key.name);
+    }
+    if (!orphan || !hasTracking(p)) continue;
+    dropTracking(api_.store(), key.ns, p["metadata"].value("name", ""));
+  }
+}
+
 std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKey& key) {
   const ResourceType jobType = builtinType(api_, "batch", "jobs");
   const ResourceType podType = builtinType(api_, "", "pods");
   ApiResult<json> found = api_.get(jobType, key.ns, key.name);
-  if (!found.isOk()) return std::nullopt;
+  if (!found.isOk()) {
+    releaseOrphans(key);
+    return std::nullopt;
+  }
   json job = *found;
   const std::string uid = job["metadata"].value("uid", "");
   const json& spec = job["spec"];
@@ -176,22 +211,7 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
   }
   auto releasePods = [&](const std::vector<json>& list) {
     for (const json& p : list) {
-      if (!hasTracking(p)) continue;
-      (void)api_.store().mutate(
-          "/pods", key.ns, p["metadata"].value("name", ""),
-          [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
-            if (!current) return current;
-            json next = *current;
-            json& f = next["metadata"]["finalizers"];
-            f.erase(std::remove(f.begin(), f.end(), kTracking), f.end());
-            if (f.empty()) next["metadata"].erase("finalizers");
-            // A pod already deleted goes once nothing holds it.
-            if (next["metadata"].contains("deletionTimestamp") && f.empty() &&
-                next["metadata"].value("deletionGracePeriodSeconds", 0) == 0) {
-              return std::optional<json>();
-            }
-            return std::optional<json>(std::move(next));
-          });
+      if (hasTracking(p)) dropTracking(api_.store(), key.ns, p["metadata"].value("name", ""));
     }
   };
 

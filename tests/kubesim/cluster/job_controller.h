@@ -25,6 +25,7 @@ class JobController final : public Controller {
 
  private:
   std::optional<std::chrono::milliseconds> reconcile(const ObjectKey& key) override;
+  void releaseOrphans(const ObjectKey& key);
 
   std::chrono::milliseconds podBackoff_;
 };

@@ -217,8 +217,11 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
                                  : "Back-off pulling image \"" + image + "\""}}}};
     return false;
   }
+  // The sandbox's IP is known before any container starts, even if not yet in the stored status.
+  json withIp = pod;
+  withIp["status"]["podIP"] = run.podIP;
   common::Result<std::vector<std::pair<std::string, std::string>>> env =
-      containerEnv(pod, *container, api_.store());
+      containerEnv(withIp, *container, api_.store());
   if (!env.isOk()) {
     c.state = {{"waiting",
                 {{"reason", "CreateContainerConfigError"}, {"message", env.status().message()}}}};
@@ -384,7 +387,9 @@ json Kubelet::statusOf(const PodRun& run, const json& pod) const {
     return c;
   };
   const bool ready = allRunning && !run.finished;
-  const char* notReady = run.finished ? "PodCompleted" : "ContainersNotReady";
+  const char* notReady = phase == "Failed"      ? "PodFailed"
+                         : phase == "Succeeded" ? "PodCompleted"
+                                                : "ContainersNotReady";
   json conditions = json::array();
   conditions.push_back(
       condition("PodReadyToStartContainers", !run.finished || !run.terminating, nullptr));
@@ -498,11 +503,11 @@ std::optional<ApiError> Kubelet::streamLog(const std::string& ns, const std::str
         if (c != nullptr && c->state.contains("waiting")) {
           reason = c->state["waiting"].value("reason", reason);
         }
-        return errors::badRequest("container \"" + container + "\" in pod \"" + pod +
-                                  "\" is waiting to start: " +
-                                  (reason == "ImagePullBackOff" || reason == "ErrImagePull"
-                                       ? "trying and failing to pull image"
-                                       : reason));
+        return errors::badRequest(
+            "container \"" + container + "\" in pod \"" + pod + "\" is waiting to start: " +
+            (reason == "ErrImagePull"       ? "image can't be pulled"
+             : reason == "ImagePullBackOff" ? "trying and failing to pull image"
+                                            : reason));
       }
       log = c->log;
     }

@@ -108,6 +108,15 @@ std::vector<std::string> nodeMisfits(const json& pod, const json& node,
     out.push_back("node(s) were unschedulable");
     return out;
   }
+  // The default filters run in this order: TaintToleration, then NodeAffinity.
+  const json tolerations = pod["spec"].value("tolerations", json::array());
+  for (const json& taint : node.value("spec", json::object()).value("taints", json::array())) {
+    const std::string effect = taint.value("effect", "");
+    if (effect == "PreferNoSchedule" || tolerates(tolerations, taint)) continue;
+    out.push_back("node(s) had untolerated taint {" + taint.value("key", "") + ": " +
+                  taint.value("value", "") + "}");
+    return out;
+  }
   bool selectorOk = true;
   const json nodeSelector = pod["spec"].value("nodeSelector", json::object());
   for (const auto& [key, value] : nodeSelector.items()) {
@@ -115,14 +124,6 @@ std::vector<std::string> nodeMisfits(const json& pod, const json& node,
   }
   if (!selectorOk || !affinityMatches(pod, labels, nodeName)) {
     out.push_back("node(s) didn't match Pod's node affinity/selector");
-    return out;
-  }
-  const json tolerations = pod["spec"].value("tolerations", json::array());
-  for (const json& taint : node.value("spec", json::object()).value("taints", json::array())) {
-    const std::string effect = taint.value("effect", "");
-    if (effect == "PreferNoSchedule" || tolerates(tolerations, taint)) continue;
-    out.push_back("node(s) had untolerated taint {" + taint.value("key", "") + ": " +
-                  taint.value("value", "") + "}");
     return out;
   }
   const json& allocatable =
@@ -142,22 +143,30 @@ std::vector<std::string> nodeMisfits(const json& pod, const json& node,
 
 std::string unschedulableMessage(std::size_t nodes,
                                  const std::vector<std::vector<std::string>>& misfits) {
-  std::map<std::string, int> counts;
+  // kube-scheduler's FitError: "COUNT REASON" entries sorted as text, then DefaultPreemption's
+  // verdict per node: a node short of resources only has no lower-priority pod to evict (kubesim
+  // pods all have priority 0); any other failure cannot be helped by preemption.
+  auto histogram = [](const std::map<std::string, int>& counts) {
+    std::vector<std::string> entries;
+    for (const auto& [reason, n] : counts) entries.push_back(std::to_string(n) + " " + reason);
+    std::sort(entries.begin(), entries.end());
+    std::string text;
+    for (const std::string& e : entries) text += (text.empty() ? "" : ", ") + e;
+    return text;
+  };
+  std::map<std::string, int> counts, preemption;
   for (const std::vector<std::string>& reasons : misfits) {
-    for (const std::string& r : reasons) ++counts[r];
+    bool resourcesOnly = true;
+    for (const std::string& r : reasons) {
+      ++counts[r];
+      resourcesOnly = resourcesOnly && (r.rfind("Insufficient ", 0) == 0 || r == "Too many pods");
+    }
+    ++preemption[resourcesOnly ? "No preemption victims found for incoming pod"
+                               : "Preemption is not helpful for scheduling"];
   }
-  std::string message = "0/" + std::to_string(nodes) + " nodes are available: ";
-  bool first = true;
-  for (const auto& [reason, n] : counts) {
-    if (!first) message += ", ";
-    message += std::to_string(n) + " " + reason;
-    first = false;
-  }
-  if (nodes == 0) message += "no nodes available to schedule pods";
-  message += ". preemption: 0/" + std::to_string(nodes) +
-             " nodes are available: " + std::to_string(nodes) +
-             " Preemption is not helpful for scheduling.";
-  return message;
+  if (nodes == 0) return "no nodes available to schedule pods";
+  const std::string available = "0/" + std::to_string(nodes) + " nodes are available: ";
+  return available + histogram(counts) + ". preemption: " + available + histogram(preemption) + ".";
 }
 
 Scheduler::Scheduler(Api& api) : Controller(api, "scheduler") {
