@@ -295,6 +295,8 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
   const std::int64_t completions = spec.value("completions", std::int64_t{-1});
   const std::int64_t parallelism = spec.value("parallelism", std::int64_t{1});
   if (spec.value("suspend", false)) {
+    // Pods removed by a suspension are not failures: they leave tracking uncounted.
+    releasePods(active);
     deletePods(active);
     setCondition(status, "Suspended", "True", "JobSuspended", "Job suspended", now);
     status.erase("startTime");
