@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   config.server = "http://127.0.0.1:" + std::to_string(h.port());
   kube::RestClientOptions clientOptions;
   clientOptions.qps = 0;
-  std::unique_ptr<kube::KubeClient> client = *kube::makeRestClient(config, clientOptions, clock);
+  std::unique_ptr<kube::KubeClient> client =
+      kube::makeRestClient(config, clientOptions, clock).value();
   kube::InformerOptions informerOptions;
   informerOptions.ns = "default";
   kube::Informer informer(*client, kube::resources::kPods, informerOptions, clock, random);
