@@ -112,6 +112,7 @@ TEST(RestClient, ListsPagesAndGone) {
   EXPECT_EQ(names, (std::vector<std::string>{"cm0", "cm1", "cm2", "cm3", "cm4"}));
   page.continueToken.clear();
   std::string token = c->list(kConfigMaps, "default", page)->continueToken;
+  ASSERT_TRUE(c->create(kConfigMaps, "default", configMap("later")).isOk());
   f.harness.post("/kubesim/faults", {{"expireHistory", true}});
   page.continueToken = token;
   EXPECT_TRUE(c->list(kConfigMaps, "default", page).status().isGone());

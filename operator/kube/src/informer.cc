@@ -176,7 +176,10 @@ common::Status Informer::listAndReplace() {
       }
       return page.status();
     }
-    for (json& item : page->items) fresh[objectKey(item)] = std::move(item);
+    for (json& item : page->items) {
+      std::string key = objectKey(item);  // before the move: operator= takes its argument first
+      fresh[std::move(key)] = std::move(item);
+    }
     rv = page->resourceVersion;
     if (page->continueToken.empty()) break;
     options.continueToken = page->continueToken;

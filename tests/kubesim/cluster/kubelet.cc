@@ -209,7 +209,13 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
   const std::string image = container->value("image", "");
   if (std::find(options_.missingImages.begin(), options_.missingImages.end(), image) !=
       options_.missingImages.end()) {
+    // Pulls are retried with the kubelet's back-off, not on every status change.
+    const auto now = SteadyClock::now();
+    if (c.pullRetryAt && now < *c.pullRetryAt) return false;
     ++c.pullAttempts;
+    std::chrono::milliseconds delay = options_.restartBackoff;
+    for (int i = 1; i < c.pullAttempts && delay < options_.maxRestartBackoff; ++i) delay *= 2;
+    c.pullRetryAt = now + std::min(delay, options_.maxRestartBackoff);
     c.state = {{"waiting",
                 {{"reason", c.pullAttempts == 1 ? "ErrImagePull" : "ImagePullBackOff"},
                  {"message", c.pullAttempts == 1
@@ -376,13 +382,16 @@ json Kubelet::statusOf(const PodRun& run, const json& pod) const {
   }
   auto condition = [&](const char* type, bool value, const char* reason) {
     const std::string status = value ? "True" : "False";
-    for (const json& c : old.value("conditions", json::array())) {
-      if (c.value("type", "") == type && c.value("status", "") == status) return c;
-    }
     json c = {{"type", type},
               {"status", status},
               {"lastProbeTime", nullptr},
               {"lastTransitionTime", now}};
+    // The transition time moves only when the status does; the reason follows the pod.
+    for (const json& previous : old.value("conditions", json::array())) {
+      if (previous.value("type", "") == type && previous.value("status", "") == status) {
+        c["lastTransitionTime"] = previous.value("lastTransitionTime", now);
+      }
+    }
     if (!value && reason != nullptr) c["reason"] = reason;
     return c;
   };

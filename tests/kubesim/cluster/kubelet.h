@@ -53,6 +53,7 @@ class Kubelet final : public Controller, public PodLogSource {
     bool done = false;  // terminated and not to be restarted
     std::optional<std::chrono::steady_clock::time_point> restartAt;
     int pullAttempts = 0;
+    std::optional<std::chrono::steady_clock::time_point> pullRetryAt;  // image pull back-off
   };
   struct PodRun {
     std::string uid;

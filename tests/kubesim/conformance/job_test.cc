@@ -38,7 +38,7 @@ json conditionOf(const json& job, const std::string& type) {
   for (const json& c : job.value("status", json::object()).value("conditions", json::array())) {
     if (c.value("type", "") == type) return c;
   }
-  return json();
+  return json::object();
 }
 
 // The Job once it has a condition `type` with status True (the last one read otherwise).
@@ -175,7 +175,7 @@ TEST(Job, PodFailurePolicyIgnore) {
   json job = waitCondition(h, "ig", "Complete");
   EXPECT_EQ(job["status"].value("failed", -1), 0);
   EXPECT_EQ(job["status"].value("succeeded", 0), 1);
-  EXPECT_TRUE(conditionOf(job, "Failed").is_null());
+  EXPECT_TRUE(conditionOf(job, "Failed").empty());
   EXPECT_EQ(jobPods(h, "ig").size(), 2u);
 }
 

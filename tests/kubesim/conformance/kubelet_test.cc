@@ -349,7 +349,7 @@ TEST(KubeletLogs, Selection) {
   waitPhase(h, "p", "Succeeded");
   EXPECT_EQ(logOf(h, "p", "?tailLines=2"), "two\nthree\n");
   EXPECT_EQ(logOf(h, "p", "?tailLines=0"), "");
-  EXPECT_EQ(logOf(h, "p", "?limitBytes=5"), "one\ntw");
+  EXPECT_EQ(logOf(h, "p", "?limitBytes=5"), "one\nt");
   EXPECT_EQ(logOf(h, "p", "?sinceTime=2000-01-01T00:00:00Z"), "one\ntwo\nthree\n");
   EXPECT_EQ(logOf(h, "p", "?sinceTime=2999-01-01T00:00:00Z"), "");
   const std::string stamped = logOf(h, "p", "?timestamps=true&tailLines=1");

@@ -132,6 +132,16 @@ ApiResult<json> parseBody(const http::Request& request) {
   return body;
 }
 
+// A valid time after the clock's range (year 2262 on) is after every log line.
+std::optional<common::WallTime> beyondClockRange(const std::string& text) {
+  if (text.size() < 5 || text.compare(0, 4, "2261") <= 0 ||
+      text.find_first_not_of("0123456789") != 4) {
+    return std::nullopt;
+  }
+  if (!common::parseRfc3339("2261" + text.substr(4)).isOk()) return std::nullopt;
+  return common::WallTime::max();
+}
+
 }  // namespace
 
 void sendJson(http::ResponseWriter& out, int code, const json& body, const http::Headers& extra) {
@@ -388,8 +398,13 @@ void ApiServer::handleLog(const http::Request& request, const ResourcePath& path
   options.previous = request.queryParam("previous").value_or("") == "true";
   if (std::optional<std::string> since = request.queryParam("sinceTime")) {
     common::Result<common::WallTime> t = common::parseRfc3339(*since);
-    if (!t.isOk()) return sendError(out, errors::badRequest(t.status().message()));
-    options.sinceTime = *t;
+    if (t.isOk()) {
+      options.sinceTime = *t;
+    } else if (std::optional<common::WallTime> late = beyondClockRange(*since)) {
+      options.sinceTime = *late;
+    } else {
+      return sendError(out, errors::badRequest(t.status().message()));
+    }
   }
   for (auto [name, target] :
        {std::pair{"sinceSeconds", &options.sinceSeconds},
