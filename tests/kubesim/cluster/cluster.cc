@@ -34,6 +34,7 @@ common::Status Cluster::start() {
   crds_ = std::make_unique<CrdController>(*api_);
   namespaces_ = std::make_unique<NamespaceController>(*api_);
   gc_ = std::make_unique<GarbageCollector>(*api_);
+  podGc_ = std::make_unique<PodGarbageCollector>(*api_);
   scheduler_ = std::make_unique<Scheduler>(*api_);
   KubeletOptions kubelet;
   kubelet.workDir = options_.workDir;
@@ -46,6 +47,7 @@ common::Status Cluster::start() {
   crds_->start();
   namespaces_->start();
   gc_->start();
+  podGc_->start();
   scheduler_->start();
   kubelet_->start();
   for (auto& c : workloads_) c->start();
@@ -58,6 +60,7 @@ void Cluster::stop() {
   for (auto& c : workloads_) c->stop();
   if (scheduler_) scheduler_->stop();
   if (gc_) gc_->stop();
+  if (podGc_) podGc_->stop();
   if (namespaces_) namespaces_->stop();
   if (crds_) crds_->stop();
   kubelet_.reset();

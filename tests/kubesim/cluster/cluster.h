@@ -46,6 +46,7 @@ class Cluster {
   std::unique_ptr<CrdController> crds_;
   std::unique_ptr<NamespaceController> namespaces_;
   std::unique_ptr<GarbageCollector> gc_;
+  std::unique_ptr<PodGarbageCollector> podGc_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Kubelet> kubelet_;
   std::vector<std::unique_ptr<Controller>> workloads_;

@@ -37,6 +37,17 @@ bool updateObject(Api& api, const ResourceType& type, const std::string& ns,
   return false;
 }
 
+// The garbage collector's last word before deleting: a live lookup of the owner by its
+// reference (kind, name, uid), as kube-controller-manager verifies a dangling owner.
+bool ownerExists(Api& api, const json& ref, const std::string& ns) {
+  std::optional<ResourceType> type =
+      api.registry().findKind(ref.value("apiVersion", ""), ref.value("kind", ""));
+  if (!type) return false;
+  std::optional<json> owner =
+      api.store().get(type->storageKey(), type->namespaced ? ns : "", ref.value("name", ""));
+  return owner && (*owner)["metadata"].value("uid", "") == ref.value("uid", "");
+}
+
 bool removeFinalizer(json& object, const std::string& finalizer) {
   json& list = object["metadata"]["finalizers"];
   if (!list.is_array()) return false;
@@ -203,6 +214,62 @@ std::optional<std::chrono::milliseconds> NamespaceController::reconcile(const Ob
   return std::nullopt;
 }
 
+PodGarbageCollector::PodGarbageCollector(Api& api) : Controller(api, "podgc") {
+  watch("/pods");
+  // Pods bound to a node that goes away are collected too.
+  watch("/nodes", [this](const WatchEvent& e) {
+    std::vector<ObjectKey> keys;
+    if (e.type != EventType::kDeleted) return keys;
+    const std::string node = e.object["metadata"].value("name", "");
+    for (const json& p : api_.store().list("/pods", "").first) {
+      if (p["spec"].value("nodeName", "") == node) {
+        keys.push_back(
+            {"/pods", p["metadata"].value("namespace", ""), p["metadata"].value("name", "")});
+      }
+    }
+    return keys;
+  });
+}
+
+std::optional<std::chrono::milliseconds> PodGarbageCollector::reconcile(const ObjectKey& key) {
+  std::optional<json> pod = api_.store().get("/pods", key.ns, key.name);
+  if (!pod) return std::nullopt;
+  const std::string node = (*pod)["spec"].value("nodeName", "");
+  const std::string phase = pod->value("status", json::object()).value("phase", "");
+  const bool unscheduledTerminating =
+      node.empty() && (*pod)["metadata"].contains("deletionTimestamp");
+  const bool orphaned = !node.empty() && !api_.store().get("/nodes", "", node);
+  if (!unscheduledTerminating && !orphaned) return std::nullopt;
+  const std::string uid = (*pod)["metadata"].value("uid", "");
+  const std::string now = common::formatRfc3339(api_.clock().now());
+  (void)api_.store().mutate(
+      "/pods", key.ns, key.name,
+      [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
+        if (!current || (*current)["metadata"].value("uid", "") != uid) return current;
+        json next = *current;
+        if (phase != "Succeeded" && phase != "Failed") {
+          next["status"]["phase"] = "Failed";
+          json& conditions = next["status"]["conditions"];
+          if (!conditions.is_array()) conditions = json::array();
+          conditions.push_back({{"type", "DisruptionTarget"},
+                                {"status", "True"},
+                                {"reason", "DeletionByPodGC"},
+                                {"message",
+                                 "PodGC: the pod was terminating and unscheduled, "
+                                 "or its node no longer exists"},
+                                {"lastTransitionTime", now}});
+        }
+        // A forced deletion: gone at once unless finalizers hold it.
+        if (!next["metadata"].contains("deletionTimestamp"))
+          next["metadata"]["deletionTimestamp"] = now;
+        next["metadata"]["deletionGracePeriodSeconds"] = 0;
+        if (next["metadata"].value("finalizers", json::array()).empty())
+          return std::optional<json>();
+        return std::optional<json>(std::move(next));
+      });
+  return std::nullopt;
+}
+
 GarbageCollector::GarbageCollector(Api& api) : api_(api) {}
 
 GarbageCollector::~GarbageCollector() { stop(); }
@@ -225,6 +292,8 @@ void GarbageCollector::run() {
     std::uint64_t after = api_.store().currentVersion();
     std::set<std::string> keys;
     for (const ResourceType& type : api_.registry().all()) keys.insert(type.storageKey());
+    // Act only on a complete picture: an owner listed after its dependents is not missing.
+    syncing_ = true;
     for (const std::string& key : keys) {
       auto [items, rv] = api_.store().list(key, "");
       (void)rv;
@@ -232,6 +301,15 @@ void GarbageCollector::run() {
         observe(
             {EventType::kAdded, key, item["metadata"].value("namespace", ""), item, nullptr, 0});
       }
+    }
+    syncing_ = false;
+    std::vector<std::pair<ObjectKey, std::string>> pending;
+    for (const auto& [uid, object] : objects_) {
+      if (auto k = byUid_.find(uid); k != byUid_.end()) pending.emplace_back(k->second, uid);
+    }
+    for (const auto& [key, uid] : pending) {
+      collect(key);
+      finishOwner(uid);
     }
     while (!stopping_) {
       common::Result<Store::Batch> batch =
@@ -279,6 +357,7 @@ void GarbageCollector::observe(const WatchEvent& e) {
   objects_[uid] = e.object;
   const json& refs = meta.value("ownerReferences", json::array());
   for (const json& ref : refs) dependents_[ref.value("uid", "")].insert(uid);
+  if (syncing_) return;
   if (!refs.empty()) collect(key);
   if (meta.contains("deletionTimestamp")) finishOwner(uid);
 }
@@ -292,7 +371,9 @@ void GarbageCollector::collect(const ObjectKey& dependent) {
   if (refs.empty()) return;
   json alive = json::array();
   for (const json& ref : refs) {
-    if (byUid_.count(ref.value("uid", ""))) alive.push_back(ref);
+    if (byUid_.count(ref.value("uid", "")) || ownerExists(api_, ref, dependent.ns)) {
+      alive.push_back(ref);
+    }
   }
   if (alive.empty()) {
     DeleteOptions options;

@@ -32,6 +32,18 @@ class NamespaceController final : public Controller {
   std::optional<std::chrono::milliseconds> reconcile(const ObjectKey& key) override;
 };
 
+/// kube-controller-manager's PodGC: a pod that is terminating but was never scheduled, or that
+/// is bound to a node that no longer exists, is marked Failed (condition DisruptionTarget,
+/// reason DeletionByPodGC) and deleted; finalizers still hold it until their owners remove them.
+class PodGarbageCollector final : public Controller {
+ public:
+  explicit PodGarbageCollector(Api& api);
+  ~PodGarbageCollector() override { stop(); }
+
+ private:
+  std::optional<std::chrono::milliseconds> reconcile(const ObjectKey& key) override;
+};
+
 /// The garbage collector of kube-controller-manager: dependents whose owners are all gone are
 /// deleted; an owner deleted with Foreground waits for its blocking dependents, with Orphan
 /// its dependents lose their reference to it first.
@@ -57,6 +69,7 @@ class GarbageCollector {
   std::map<std::string, ObjectKey> byUid_;                   // every live object
   std::map<std::string, std::set<std::string>> dependents_;  // owner uid -> dependent uids
   std::map<std::string, nlohmann::json> objects_;            // uid -> latest object with owners
+  bool syncing_ = false;  // listing the initial state: observe now, act afterwards
 };
 
 }  // namespace hetbench::kubesim

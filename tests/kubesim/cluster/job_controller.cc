@@ -1,5 +1,7 @@
 #include "cluster/job_controller.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include "hetbench/common/time.h"
@@ -434,7 +436,13 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
     job["status"] = status;
     ApiResult<WriteResult> written =
         api_.update(jobType, key.ns, key.name, job, "status", WriteOptions{});
-    if (!written.isOk()) return 20ms;  // a conflict: read again
+    if (!written.isOk()) {
+      if (written.error().code != 409) {
+        spdlog::warn("kubesim job status write failed job={}/{} code={} message={}", key.ns,
+                     key.name, written.error().code, written.error().message);
+      }
+      return 20ms;  // read again
+    }
   }
   releasePods(counted);
   return again;

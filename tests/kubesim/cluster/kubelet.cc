@@ -67,6 +67,11 @@ std::optional<std::chrono::milliseconds> Kubelet::reconcile(const ObjectKey& key
     it = runs_.end();
   }
   if (!pod || (*pod)["spec"].value("nodeName", "").empty()) return std::nullopt;
+  // Only the kubelet of an existing node runs a pod; PodGC collects the others.
+  if (it == runs_.end() &&
+      !api_.store().get("/nodes", "", (*pod)["spec"]["nodeName"].get<std::string>())) {
+    return std::nullopt;
+  }
   const std::string phase = (*pod).value("status", json::object()).value("phase", "");
   const bool deleting = (*pod)["metadata"].contains("deletionTimestamp");
   if (it == runs_.end()) {

@@ -34,6 +34,22 @@ json jobPods(Harness& h, const std::string& job) {
       .value("items", json::array());
 }
 
+// name, phase, index and finalizers of each pod of a Job, for failure messages.
+std::string podSummary(Harness& h, const std::string& job) {
+  std::string out;
+  for (const json& p : jobPods(h, job)) {
+    out += "\n  " + p["metadata"].value("name", "") + " " +
+           p.value("status", json::object()).value("phase", "") + " index=" +
+           p["metadata"]
+               .value("annotations", json::object())
+               .value("batch.kubernetes.io/job-completion-index", "") +
+           " finalizers=" + p["metadata"].value("finalizers", json::array()).dump() +
+           " node=" + p["spec"].value("nodeName", "") + " containers=" +
+           p.value("status", json::object()).value("containerStatuses", json::array()).dump();
+  }
+  return out;
+}
+
 json conditionOf(const json& job, const std::string& type) {
   for (const json& c : job.value("status", json::object()).value("conditions", json::array())) {
     if (c.value("type", "") == type) return c;
@@ -101,8 +117,8 @@ TEST(Job, IndexedCompletion) {
                 .status,
             201);
   json job = waitCondition(h, "ix", "Complete");
-  EXPECT_EQ(job["status"].value("completedIndexes", ""), "0-2");
-  EXPECT_EQ(job["status"].value("succeeded", 0), 3);
+  EXPECT_EQ(job["status"].value("completedIndexes", ""), "0-2") << podSummary(h, "ix");
+  EXPECT_EQ(job["status"].value("succeeded", 0), 3) << job["status"].dump() << podSummary(h, "ix");
   std::set<std::string> seen;
   for (const json& p : jobPods(h, "ix")) {
     const std::string index =
@@ -131,7 +147,7 @@ TEST(Job, BackoffLimitExceeded) {
   }
   EXPECT_EQ(job["status"].value("failed", 0), 2);
   EXPECT_EQ(job["status"].value("active", -1), 0);
-  EXPECT_EQ(jobPods(h, "bo").size(), 2u);
+  EXPECT_EQ(jobPods(h, "bo").size(), 2u) << job["status"].dump() << podSummary(h, "bo");
 }
 
 // Verifies a podFailurePolicy FailJob rule on an exit code: the Job fails at the first matching
