@@ -3,8 +3,7 @@
 namespace hetbench::kubesim {
 namespace {
 
-ApiError make(int code, std::string reason, std::string message,
-              nlohmann::json details = nlohmann::json::object()) {
+ApiError make(int code, std::string reason, std::string message, nlohmann::json details = nullptr) {
   ApiError e;
   e.code = code;
   e.reason = std::move(reason);
@@ -36,7 +35,7 @@ nlohmann::json ApiError::toStatus() const {
       {"code", code}};
   nlohmann::json d = details;
   if (retryAfterSeconds) d["retryAfterSeconds"] = *retryAfterSeconds;
-  if (!d.empty()) status["details"] = d;
+  if (!d.is_null()) status["details"] = d;
   return status;
 }
 
@@ -82,13 +81,17 @@ ApiError forbidden(const ResourceType& type, const std::string& name, const std:
               nameDetails(type, name));
 }
 
+// Routing errors come from go-restful through NewGenericServerResponse, whose details are an
+// empty (but present) object.
 ApiError methodNotAllowed() {
   return make(405, "MethodNotAllowed",
-              "the server does not allow this method on the requested resource");
+              "the server does not allow this method on the requested resource",
+              nlohmann::json::object());
 }
 
 ApiError pathNotFound() {
-  return make(404, "NotFound", "the server could not find the requested resource");
+  return make(404, "NotFound", "the server could not find the requested resource",
+              nlohmann::json::object());
 }
 
 ApiError unsupportedMediaType(const std::string& message) {

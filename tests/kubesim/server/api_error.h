@@ -17,7 +17,8 @@ struct ApiError {
   int code = 500;
   std::string reason = "InternalError";
   std::string message;
-  nlohmann::json details = nlohmann::json::object();
+  /// Null when the Status has no details; an empty object is sent as "details": {}.
+  nlohmann::json details;
   std::optional<int> retryAfterSeconds;
 
   /// The metav1.Status body.
