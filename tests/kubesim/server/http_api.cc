@@ -132,6 +132,18 @@ ApiResult<json> parseBody(const http::Request& request) {
   return body;
 }
 
+// Whether `path` lies under /api/v1 or a built-in /apis/GROUP/VERSION, where go-restful answers
+// unknown resources with a Status (custom resources' handler delegates to the plain 404).
+bool servesGroupVersion(const std::string& path, const ResourceRegistry& registry) {
+  std::vector<std::string> segs = splitPath(path);
+  if (segs.size() >= 2 && segs[0] == "api") return segs[1] == "v1";
+  if (segs.size() < 3 || segs[0] != "apis") return false;
+  for (const ResourceType& t : registry.all()) {
+    if (!t.isCustom() && t.group == segs[1] && t.version == segs[2]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void sendJson(http::ResponseWriter& out, int code, const json& body, const http::Headers& extra) {
@@ -257,6 +269,14 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
   if (handleDiscovery(request, out)) return;
   std::optional<ResourcePath> path = parseResourcePath(request.path, api_.registry());
   if (!path) {
+    if (!servesGroupVersion(request.path, api_.registry())) {
+      // Outside any served group-version the request falls through to Go's http.NotFound.
+      out.send(
+          404,
+          {{"Content-Type", "text/plain; charset=utf-8"}, {"X-Content-Type-Options", "nosniff"}},
+          "404 page not found\n");
+      return;
+    }
     sendError(out, errors::pathNotFound());
     return;
   }
