@@ -81,21 +81,19 @@ std::optional<ResourceType> Api::typeOf(const std::string& group,
   return found;
 }
 
-std::optional<ApiError> Api::checkNamespace(const ResourceType& type, const std::string& ns) const {
+std::optional<ApiError> Api::checkNamespace(const ResourceType& type, const std::string& ns,
+                                            const std::string& name) const {
   if (!type.namespaced) return std::nullopt;
   std::optional<ResourceType> nsType = typeOf("", "namespaces");
   std::optional<json> nsObject = store_.get(nsType->storageKey(), "", ns);
   if (!nsObject) return errors::notFound(*nsType, ns);
   if ((*nsObject)["metadata"].contains("deletionTimestamp")) {
     ApiError e = errors::forbidden(
-        type, "",
+        type, name,
         "unable to create new content in namespace " + ns + " because it is being terminated");
-    e.message =
-        "unable to create new content in namespace " + ns + " because it is being terminated";
-    e.details = {{"causes",
-                  {{{"reason", "NamespaceTerminating"},
-                    {"message", "namespace " + ns + " is being terminated"},
-                    {"field", "metadata.namespace"}}}}};
+    e.details["causes"] = {{{"reason", "NamespaceTerminating"},
+                            {"message", "namespace " + ns + " is being terminated"},
+                            {"field", "metadata.namespace"}}};
     return e;
   }
   return std::nullopt;
@@ -189,6 +187,10 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   } else {
     meta.erase("namespace");
   }
+  // Namespace lifecycle admission runs before defaulting, naming and validation.
+  if (std::optional<ApiError> nsError = checkNamespace(type, ns, metaString(body, "name"))) {
+    return *nsError;
+  }
   if (metaString(body, "name").empty() && !metaString(body, "generateName").empty()) {
     meta["name"] = metaString(body, "generateName") + generatedSuffix(random_);
   }
@@ -201,7 +203,6 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   if (!admitted.isOk()) return admitted.error();
   result.warnings.insert(result.warnings.end(), admitted->begin(), admitted->end());
 
-  if (std::optional<ApiError> nsError = checkNamespace(type, ns)) return *nsError;
   if (strategyFor(type).generation) meta["generation"] = 1;
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");

@@ -77,6 +77,11 @@ ApiError invalid(const ResourceType& type, const std::string& name,
 ApiError badRequest(const std::string& message) { return make(400, "BadRequest", message); }
 
 ApiError forbidden(const ResourceType& type, const std::string& name, const std::string& why) {
+  if (name.empty()) {
+    nlohmann::json d = nameDetails(type, name);
+    d.erase("name");
+    return make(403, "Forbidden", type.qualifiedResource() + " is forbidden: " + why, d);
+  }
   return make(403, "Forbidden", type.qualifiedResource() + " \"" + name + "\" is forbidden: " + why,
               nameDetails(type, name));
 }
