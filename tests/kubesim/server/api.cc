@@ -432,7 +432,7 @@ ApiResult<json> Api::remove(const ResourceType& type, const std::string& ns,
               type, name,
               "Precondition failed: ResourceVersion in precondition: " +
                   *options.preconditionResourceVersion +
-                  ", ResourceVersion in meta: " + metaString(next, "resourceVersion")));
+                  ", ResourceVersion in object meta: " + metaString(next, "resourceVersion")));
         }
         if (options.dryRun) return abort.fail(ApiError{});
         std::int64_t grace = 0;
