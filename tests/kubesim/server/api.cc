@@ -136,7 +136,13 @@ ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
   if (!options.continueToken.empty()) {
     std::optional<ContinueToken> token = decodeContinue(options.continueToken);
     if (!token) return errors::badRequest("continue key is not valid: " + options.continueToken);
-    if (token->resourceVersion < store_.oldestVersion()) return errors::gone(kContinueExpired);
+    if (token->resourceVersion < store_.oldestVersion()) {
+      // As etcd3 storage does after a compaction: the Status carries a token that lists the
+      // rest at the latest version.
+      ApiError e = errors::gone(kContinueExpired);
+      e.continueToken = encodeContinue({store_.currentVersion(), token->startAfter});
+      return e;
+    }
     start = token->startAfter;
     rv = token->resourceVersion;
   }

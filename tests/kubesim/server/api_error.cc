@@ -36,6 +36,7 @@ nlohmann::json ApiError::toStatus() const {
   nlohmann::json d = details;
   if (retryAfterSeconds) d["retryAfterSeconds"] = *retryAfterSeconds;
   if (!d.is_null()) status["details"] = d;
+  if (!continueToken.empty()) status["metadata"]["continue"] = continueToken;
   return status;
 }
 

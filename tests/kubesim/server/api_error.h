@@ -20,6 +20,8 @@ struct ApiError {
   /// Null when the Status has no details; an empty object is sent as "details": {}.
   nlohmann::json details;
   std::optional<int> retryAfterSeconds;
+  /// The Status' metadata.continue (an expired list continue token's replacement).
+  std::string continueToken;
 
   /// The metav1.Status body.
   nlohmann::json toStatus() const;
