@@ -166,7 +166,10 @@ ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
     const json& last = items.back();
     meta["continue"] =
         encodeContinue({rv, metaString(last, "namespace") + "/" + metaString(last, "name")});
-    meta["remainingItemCount"] = remaining;
+    // Storage can only count what is left when it filters nothing.
+    if (options.labelSelector.empty() && options.fieldSelector.empty()) {
+      meta["remainingItemCount"] = remaining;
+    }
   }
   return json{{"kind", type.kind + "List"},
               {"apiVersion", type.apiVersion()},
