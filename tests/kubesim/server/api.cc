@@ -295,6 +295,11 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
       patched = applyStrategicMergePatch(type.kind, base, patchJson);
     }
     if (!patched.isOk()) {
+      // A JSON patch document that does not decode is a 400; one whose operations cannot apply
+      // is the generic 422 of NewGenericServerResponse.
+      if (mediaType == "application/json-patch+json" && patched.status().causes().empty()) {
+        return errors::badRequest(patched.status().message());
+      }
       ApiError e = errors::invalid(type, name, {});
       e.code = 422;
       e.message = patched.status().message();
