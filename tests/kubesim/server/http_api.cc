@@ -4,6 +4,7 @@
 
 #include "hetbench/common/time.h"
 #include "server/object_meta.h"
+#include "server/strategy.h"
 
 namespace hetbench::kubesim {
 namespace {
@@ -392,6 +393,18 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     if (!path.subresource.empty()) return sendError(out, errors::methodNotAllowed());
     ApiResult<json> removed = api_.remove(type, path.ns, path.name, *options);
     if (!removed.isOk()) return sendError(out, removed.error());
+    const json& meta = (*removed)["metadata"];
+    if (!options->dryRun && !meta.contains("deletionTimestamp") &&
+        !strategyFor(type).returnDeletedObject) {
+      json details = {{"name", path.name}, {"kind", type.resource}, {"uid", meta.value("uid", "")}};
+      if (!type.group.empty()) details["group"] = type.group;
+      return sendJson(out, 200,
+                      {{"kind", "Status"},
+                       {"apiVersion", "v1"},
+                       {"metadata", json::object()},
+                       {"status", "Success"},
+                       {"details", details}});
+    }
     return sendJson(out, 200, *removed);
   }
   sendError(out, errors::methodNotAllowed());
