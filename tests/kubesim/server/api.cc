@@ -1,5 +1,6 @@
 #include "server/api.h"
 
+#include <map>
 #include <set>
 
 #include "apimachinery/patch.h"
@@ -131,18 +132,40 @@ ApiResult<std::vector<json>> Api::select(const ResourceType& type, const std::ve
 
 ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
                           const ListOptions& options) const {
-  auto [objects, rv] = store_.list(type.storageKey(), type.namespaced ? ns : "");
+  const std::string listNs = type.namespaced ? ns : "";
+  auto [objects, rv] = store_.list(type.storageKey(), listNs);
   std::string start;
   if (!options.continueToken.empty()) {
     std::optional<ContinueToken> token = decodeContinue(options.continueToken);
     if (!token) return errors::badRequest("continue key is not valid: " + options.continueToken);
-    if (token->resourceVersion < store_.oldestVersion()) {
+    // A continued list reads the snapshot of its first page, as etcd reads at the token's
+    // revision: the changes made since are undone, newest first.
+    common::Result<Store::Batch> since = store_.eventsAfter(
+        type.storageKey(), listNs, token->resourceVersion, std::chrono::milliseconds(0));
+    if (!since.isOk()) {
       // As etcd3 storage does after a compaction: the Status carries a token that lists the
       // rest at the latest version.
       ApiError e = errors::gone(kContinueExpired);
       e.continueToken = encodeContinue({store_.currentVersion(), token->startAfter});
       return e;
     }
+    std::map<std::string, json> snapshot;
+    for (json& object : objects) {
+      const std::string key = metaString(object, "namespace") + "/" + metaString(object, "name");
+      snapshot[key] = std::move(object);
+    }
+    for (auto e = since->events.rbegin(); e != since->events.rend(); ++e) {
+      const json& before = e->type == EventType::kDeleted ? e->object : e->prevObject;
+      const json& any = before.is_null() ? e->object : before;
+      const std::string key = metaString(any, "namespace") + "/" + metaString(any, "name");
+      if (before.is_null()) {
+        snapshot.erase(key);
+      } else {
+        snapshot[key] = before;
+      }
+    }
+    objects.clear();
+    for (auto& [key, object] : snapshot) objects.push_back(std::move(object));
     start = token->startAfter;
     rv = token->resourceVersion;
   }
