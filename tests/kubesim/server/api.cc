@@ -236,6 +236,10 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   result.warnings.insert(result.warnings.end(), admitted->begin(), admitted->end());
 
   if (strategyFor(type).generation) meta["generation"] = 1;
+  // Storage refuses a create that names a resourceVersion.
+  if (!metaString(body, "resourceVersion").empty()) {
+    return errors::badRequest("resourceVersion can not be set for Create requests");
+  }
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
   meta.erase("deletionGracePeriodSeconds");
