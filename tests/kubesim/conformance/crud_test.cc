@@ -157,6 +157,16 @@ TEST(Crud, InvalidLabels) {
                 {"causes", {cause("FieldValueInvalid", keyMessage, "metadata.labels")}}});
 }
 
+// Verifies that a create naming a resourceVersion is refused by storage with 400.
+TEST(Crud, ResourceVersionOnCreate) {
+  Harness h;
+  json cm = configMap("c");
+  cm["metadata"]["resourceVersion"] = "5";
+  expectStatus(h.post(kConfigMaps, cm), 400, "BadRequest",
+               "resourceVersion can not be set for Create requests");
+  EXPECT_EQ(h.get(std::string(kConfigMaps) + "/c").status, 404);
+}
+
 // Verifies that a body naming another namespace than the URL is 400 BadRequest.
 TEST(Crud, NamespaceMismatch) {
   Harness h;
