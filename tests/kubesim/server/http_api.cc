@@ -347,7 +347,9 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     if (!object.isOk()) return sendError(out, object.error());
     if (table) {
       ApiResult<json> t =
-          buildTable(type, {*object}, json::object(), includeObject, api_.clock().now());
+          buildTable(type, {*object},
+                     {{"resourceVersion", (*object)["metadata"].value("resourceVersion", "")}},
+                     includeObject, api_.clock().now());
       if (!t.isOk()) return sendError(out, t.error());
       return sendJson(out, 200, *t);
     }
