@@ -69,6 +69,9 @@ TEST(Table, PodRow) {
   ASSERT_EQ(h.post("/api/v1/namespaces/default/pods", pod).status, 201);
   json table = getTable(h, "/api/v1/namespaces/default/pods/p");
   ASSERT_EQ(table["rows"].size(), 1u);
+  EXPECT_EQ(table["metadata"],
+            json({{"resourceVersion", table["rows"][0]["object"]["metadata"]["resourceVersion"]}}))
+      << "a single object's Table carries its resourceVersion";
   json cells = table["rows"][0]["cells"];
   ASSERT_EQ(cells.size(), 9u) << cells;
   EXPECT_EQ(cells[0], "p");
