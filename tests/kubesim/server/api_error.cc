@@ -12,8 +12,10 @@ ApiError make(int code, std::string reason, std::string message, nlohmann::json 
   return e;
 }
 
+// StatusDetails' fields are omitempty: an empty name or group is left out.
 nlohmann::json nameDetails(const ResourceType& type, const std::string& name) {
-  nlohmann::json d = {{"name", name}, {"kind", type.resource}};
+  nlohmann::json d = {{"kind", type.resource}};
+  if (!name.empty()) d["name"] = name;
   if (!type.group.empty()) d["group"] = type.group;
   return d;
 }
@@ -70,7 +72,8 @@ ApiError invalid(const ResourceType& type, const std::string& name,
     causeList.push_back({{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
   }
   if (causes.size() > 1) summary = "[" + summary + "]";
-  nlohmann::json d = {{"name", name}, {"kind", type.kind}, {"causes", causeList}};
+  nlohmann::json d = {{"kind", type.kind}, {"causes", causeList}};
+  if (!name.empty()) d["name"] = name;
   if (!type.group.empty()) d["group"] = type.group;
   return make(422, "Invalid", type.qualifiedKind() + " \"" + name + "\" is invalid: " + summary, d);
 }
@@ -79,9 +82,8 @@ ApiError badRequest(const std::string& message) { return make(400, "BadRequest",
 
 ApiError forbidden(const ResourceType& type, const std::string& name, const std::string& why) {
   if (name.empty()) {
-    nlohmann::json d = nameDetails(type, name);
-    d.erase("name");
-    return make(403, "Forbidden", type.qualifiedResource() + " is forbidden: " + why, d);
+    return make(403, "Forbidden", type.qualifiedResource() + " is forbidden: " + why,
+                nameDetails(type, name));
   }
   return make(403, "Forbidden", type.qualifiedResource() + " \"" + name + "\" is forbidden: " + why,
               nameDetails(type, name));
