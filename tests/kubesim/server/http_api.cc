@@ -35,21 +35,32 @@ std::optional<std::int64_t> parseInt(const std::string& text) {
   return text[0] == '-' ? -v : v;
 }
 
-std::optional<ApiError> parseWriteOptions(const http::Request& request, WriteOptions* options) {
+// The 422 the handlers send when a verb's options (CreateOptions, ...) do not validate.
+ApiError invalidOptions(const std::string& kind, const common::StatusCause& cause) {
+  ResourceType options;
+  options.group = "meta.k8s.io";
+  options.kind = kind;
+  return errors::invalid(options, "", {cause});
+}
+
+common::StatusCause unsupportedDryRun(const std::string& value) {
+  return {"dryRun", "FieldValueNotSupported",
+          "Unsupported value: []string{" + json(value).dump() + "}: supported values: \"All\""};
+}
+
+// `kind` names the verb's options in errors: CreateOptions, UpdateOptions or PatchOptions.
+std::optional<ApiError> parseWriteOptions(const http::Request& request, const std::string& kind,
+                                          WriteOptions* options) {
   if (std::optional<std::string> dry = request.queryParam("dryRun")) {
-    if (*dry != "All") {
-      return errors::badRequest("Invalid dry run value: " + *dry + ". Accepted values: All");
-    }
+    if (*dry != "All") return invalidOptions(kind, unsupportedDryRun(*dry));
     options->dryRun = true;
   }
   if (std::optional<std::string> fv = request.queryParam("fieldValidation")) {
-    if (*fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
-      return errors::badRequest(
-          "fieldValidation must be one of \"Ignore\", \"Warn\", or "
-          "\"Strict\", got \"" +
-          *fv + "\"");
+    if (!fv->empty() && *fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
+      return invalidOptions(
+          kind, errors::notSupported("fieldValidation", *fv, {"", "Ignore", "Strict", "Warn"}));
     }
-    options->fieldValidation = *fv;
+    if (!fv->empty()) options->fieldValidation = *fv;
   }
   return std::nullopt;
 }
@@ -88,7 +99,10 @@ ApiResult<DeleteOptions> parseDeleteOptions(const http::Request& request) {
     if (!v) return errors::badRequest("invalid gracePeriodSeconds: " + *g);
     options.gracePeriodSeconds = *v;
   }
-  if (request.queryParam("dryRun")) options.dryRun = true;
+  if (std::optional<std::string> dry = request.queryParam("dryRun")) {
+    if (*dry != "All") return invalidOptions("DeleteOptions", unsupportedDryRun(*dry));
+    options.dryRun = true;
+  }
   return options;
 }
 
@@ -322,7 +336,13 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
   const bool table = wantsTable(request.header("accept"));
   const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
   WriteOptions writeOptions;
-  if (std::optional<ApiError> bad = parseWriteOptions(request, &writeOptions)) {
+  const std::string optionsKind = method == "POST"    ? "CreateOptions"
+                                  : method == "PUT"   ? "UpdateOptions"
+                                  : method == "PATCH" ? "PatchOptions"
+                                                      : "";
+  if (std::optional<ApiError> bad = optionsKind.empty()
+                                        ? std::nullopt
+                                        : parseWriteOptions(request, optionsKind, &writeOptions)) {
     sendError(out, *bad);
     return;
   }
