@@ -176,6 +176,10 @@ void sendError(http::ResponseWriter& out, const ApiError& error) {
   sendJson(out, error.code, error.toStatus(), extra);
 }
 
+bool hasDeleteCollection(const ResourceType& type) {
+  return !(type.group.empty() && type.resource == "namespaces");
+}
+
 bool wantsTable(const std::string& accept) {
   return accept.find("as=Table") != std::string::npos &&
          accept.find("g=meta.k8s.io") != std::string::npos;
@@ -406,6 +410,7 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     ApiResult<DeleteOptions> options = parseDeleteOptions(request);
     if (!options.isOk()) return sendError(out, options.error());
     if (path.name.empty()) {
+      if (!hasDeleteCollection(type)) return sendError(out, errors::methodNotAllowed());
       ApiResult<ListOptions> listOptions = parseListOptions(request);
       if (!listOptions.isOk()) return sendError(out, listOptions.error());
       ApiResult<json> removed = api_.removeCollection(type, path.ns, *listOptions, *options);
