@@ -57,6 +57,8 @@ TEST(Discovery, CoreResourceList) {
   EXPECT_EQ(findResource(list, "pods/binding")["kind"], "Binding");
   EXPECT_EQ(findResource(list, "nodes")["namespaced"], false);
   EXPECT_EQ(findResource(list, "namespaces")["namespaced"], false);
+  EXPECT_EQ(findResource(list, "namespaces")["verbs"],
+            json({"create", "delete", "get", "list", "patch", "update", "watch"}));
   EXPECT_EQ(findResource(list, "jobs"), nullptr);
 }
 
@@ -139,7 +141,8 @@ TEST(Discovery, MethodNotAllowed) {
   };
   for (const Case& c : {Case{"PUT", "/api/v1/namespaces/default/configmaps"},
                         Case{"PATCH", "/api/v1/namespaces/default/configmaps"},
-                        Case{"POST", "/api/v1/namespaces/default/configmaps/x"}}) {
+                        Case{"POST", "/api/v1/namespaces/default/configmaps/x"},
+                        Case{"DELETE", "/api/v1/namespaces"}}) {
     SCOPED_TRACE(std::string(c.method) + " " + c.path);
     expectStatus(h.request(c.method, c.path, "{}"), 405, "MethodNotAllowed",
                  "the server does not allow this method on the requested resource", json::object());
