@@ -92,6 +92,12 @@ TEST(Auth, BearerToken) {
   options.token = "s3cret";
   Harness h(options);
   EXPECT_EQ(h.get(kConfigMaps).status, 200);
+  std::unique_ptr<TestConnection> anonymous = TestConnection::connect(h.port());
+  ASSERT_NE(anonymous, nullptr);
+  ASSERT_TRUE(anonymous->sendAll(http::testing::getRequest(kConfigMaps, "Connection: close\r\n")));
+  std::optional<Response> refused = anonymous->readResponse();
+  ASSERT_TRUE(refused.has_value());
+  expectStatus(*refused, 401, "Unauthorized", "Unauthorized");
   for (const char* header : {"Authorization: Bearer wrong\r\n", "Authorization: \r\n"}) {
     SCOPED_TRACE(header);
     expectStatus(h.request("GET", kConfigMaps, "", "application/json", header), 401, "Unauthorized",

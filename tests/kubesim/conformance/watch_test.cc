@@ -164,6 +164,27 @@ TEST(Watch, LabelSelectorTransitions) {
       << "the DELETED event carries the object as it is now";
 }
 
+// Verifies that a deletion held by a finalizer is seen as MODIFIED, then DELETED once the
+// last finalizer goes, and that a watch without namespace sees every namespace.
+TEST(Watch, FinalizedDeletionAcrossNamespaces) {
+  Harness h;
+  auto c = openWatch(h, "/api/v1/configmaps?watch=true&fieldSelector=metadata.name%3Dheld");
+  ASSERT_NE(c, nullptr);
+  json cm = configMap("held");
+  cm["metadata"]["finalizers"] = {"example.com/hold"};
+  ASSERT_EQ(h.post("/api/v1/namespaces/kube-public/configmaps", cm).status, 201);
+  const std::string path = "/api/v1/namespaces/kube-public/configmaps/held";
+  ASSERT_EQ(h.del(path).status, 200);
+  ASSERT_EQ(h.patch(path, kMerge, {{"metadata", {{"finalizers", nullptr}}}}).status, 200);
+  // Removing the last finalizer deletes in the same write: no MODIFIED in between.
+  std::vector<json> events = readEvents(*c, 3);
+  EXPECT_EQ(summary(events),
+            (std::vector<std::string>{"ADDED held", "MODIFIED held", "DELETED held"}));
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_TRUE(events[1]["object"]["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ(events[2]["object"]["metadata"]["namespace"], "kube-public");
+}
+
 // Verifies that the closeWatches fault ends open watches.
 TEST(Watch, CloseWatchesFault) {
   Harness h;
