@@ -1,5 +1,6 @@
 #include "server/api.h"
 
+#include <map>
 #include <set>
 
 #include "apimachinery/patch.h"
@@ -81,21 +82,19 @@ std::optional<ResourceType> Api::typeOf(const std::string& group,
   return found;
 }
 
-std::optional<ApiError> Api::checkNamespace(const ResourceType& type, const std::string& ns) const {
+std::optional<ApiError> Api::checkNamespace(const ResourceType& type, const std::string& ns,
+                                            const std::string& name) const {
   if (!type.namespaced) return std::nullopt;
   std::optional<ResourceType> nsType = typeOf("", "namespaces");
   std::optional<json> nsObject = store_.get(nsType->storageKey(), "", ns);
   if (!nsObject) return errors::notFound(*nsType, ns);
   if ((*nsObject)["metadata"].contains("deletionTimestamp")) {
     ApiError e = errors::forbidden(
-        type, "",
+        type, name,
         "unable to create new content in namespace " + ns + " because it is being terminated");
-    e.message =
-        "unable to create new content in namespace " + ns + " because it is being terminated";
-    e.details = {{"causes",
-                  {{{"reason", "NamespaceTerminating"},
-                    {"message", "namespace " + ns + " is being terminated"},
-                    {"field", "metadata.namespace"}}}}};
+    e.details["causes"] = {{{"reason", "NamespaceTerminating"},
+                            {"message", "namespace " + ns + " is being terminated"},
+                            {"field", "metadata.namespace"}}};
     return e;
   }
   return std::nullopt;
@@ -133,12 +132,40 @@ ApiResult<std::vector<json>> Api::select(const ResourceType& type, const std::ve
 
 ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
                           const ListOptions& options) const {
-  auto [objects, rv] = store_.list(type.storageKey(), type.namespaced ? ns : "");
+  const std::string listNs = type.namespaced ? ns : "";
+  auto [objects, rv] = store_.list(type.storageKey(), listNs);
   std::string start;
   if (!options.continueToken.empty()) {
     std::optional<ContinueToken> token = decodeContinue(options.continueToken);
     if (!token) return errors::badRequest("continue key is not valid: " + options.continueToken);
-    if (token->resourceVersion < store_.oldestVersion()) return errors::gone(kContinueExpired);
+    // A continued list reads the snapshot of its first page, as etcd reads at the token's
+    // revision: the changes made since are undone, newest first.
+    common::Result<Store::Batch> since = store_.eventsAfter(
+        type.storageKey(), listNs, token->resourceVersion, std::chrono::milliseconds(0));
+    if (!since.isOk()) {
+      // As etcd3 storage does after a compaction: the Status carries a token that lists the
+      // rest at the latest version.
+      ApiError e = errors::gone(kContinueExpired);
+      e.continueToken = encodeContinue({store_.currentVersion(), token->startAfter});
+      return e;
+    }
+    std::map<std::string, json> snapshot;
+    for (json& object : objects) {
+      const std::string key = metaString(object, "namespace") + "/" + metaString(object, "name");
+      snapshot[key] = std::move(object);
+    }
+    for (auto e = since->events.rbegin(); e != since->events.rend(); ++e) {
+      const json& before = e->type == EventType::kDeleted ? e->object : e->prevObject;
+      const json& any = before.is_null() ? e->object : before;
+      const std::string key = metaString(any, "namespace") + "/" + metaString(any, "name");
+      if (before.is_null()) {
+        snapshot.erase(key);
+      } else {
+        snapshot[key] = before;
+      }
+    }
+    objects.clear();
+    for (auto& [key, object] : snapshot) objects.push_back(std::move(object));
     start = token->startAfter;
     rv = token->resourceVersion;
   }
@@ -162,7 +189,10 @@ ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
     const json& last = items.back();
     meta["continue"] =
         encodeContinue({rv, metaString(last, "namespace") + "/" + metaString(last, "name")});
-    meta["remainingItemCount"] = remaining;
+    // Storage can only count what is left when it filters nothing.
+    if (options.labelSelector.empty() && options.fieldSelector.empty()) {
+      meta["remainingItemCount"] = remaining;
+    }
   }
   return json{{"kind", type.kind + "List"},
               {"apiVersion", type.apiVersion()},
@@ -189,6 +219,10 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   } else {
     meta.erase("namespace");
   }
+  // Namespace lifecycle admission runs before defaulting, naming and validation.
+  if (std::optional<ApiError> nsError = checkNamespace(type, ns, metaString(body, "name"))) {
+    return *nsError;
+  }
   if (metaString(body, "name").empty() && !metaString(body, "generateName").empty()) {
     meta["name"] = metaString(body, "generateName") + generatedSuffix(random_);
   }
@@ -201,8 +235,11 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   if (!admitted.isOk()) return admitted.error();
   result.warnings.insert(result.warnings.end(), admitted->begin(), admitted->end());
 
-  if (std::optional<ApiError> nsError = checkNamespace(type, ns)) return *nsError;
   if (strategyFor(type).generation) meta["generation"] = 1;
+  // Storage refuses a create that names a resourceVersion.
+  if (!metaString(body, "resourceVersion").empty()) {
+    return errors::badRequest("resourceVersion can not be set for Create requests");
+  }
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
   meta.erase("deletionGracePeriodSeconds");
@@ -285,6 +322,11 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
       patched = applyStrategicMergePatch(type.kind, base, patchJson);
     }
     if (!patched.isOk()) {
+      // A JSON patch document that does not decode is a 400; one whose operations cannot apply
+      // is the generic 422 of NewGenericServerResponse.
+      if (mediaType == "application/json-patch+json" && patched.status().causes().empty()) {
+        return errors::badRequest(patched.status().message());
+      }
       ApiError e = errors::invalid(type, name, {});
       e.code = 422;
       e.message = patched.status().message();
@@ -431,7 +473,7 @@ ApiResult<json> Api::remove(const ResourceType& type, const std::string& ns,
               type, name,
               "Precondition failed: ResourceVersion in precondition: " +
                   *options.preconditionResourceVersion +
-                  ", ResourceVersion in meta: " + metaString(next, "resourceVersion")));
+                  ", ResourceVersion in object meta: " + metaString(next, "resourceVersion")));
         }
         if (options.dryRun) return abort.fail(ApiError{});
         std::int64_t grace = 0;

@@ -93,7 +93,9 @@ class Api {
   ApiResult<WriteResult> write(const ResourceType& type, const std::string& ns,
                                const std::string& name, nlohmann::json desired,
                                const std::string& subresource, const WriteOptions& options);
-  std::optional<ApiError> checkNamespace(const ResourceType& type, const std::string& ns) const;
+  /// NotFound for a missing namespace, Forbidden (naming the object) for a terminating one.
+  std::optional<ApiError> checkNamespace(const ResourceType& type, const std::string& ns,
+                                         const std::string& name) const;
 
   Store& store_;
   ResourceRegistry& registry_;

@@ -3,8 +3,7 @@
 namespace hetbench::kubesim {
 namespace {
 
-ApiError make(int code, std::string reason, std::string message,
-              nlohmann::json details = nlohmann::json::object()) {
+ApiError make(int code, std::string reason, std::string message, nlohmann::json details = nullptr) {
   ApiError e;
   e.code = code;
   e.reason = std::move(reason);
@@ -13,8 +12,10 @@ ApiError make(int code, std::string reason, std::string message,
   return e;
 }
 
+// StatusDetails' fields are omitempty: an empty name or group is left out.
 nlohmann::json nameDetails(const ResourceType& type, const std::string& name) {
-  nlohmann::json d = {{"name", name}, {"kind", type.resource}};
+  nlohmann::json d = {{"kind", type.resource}};
+  if (!name.empty()) d["name"] = name;
   if (!type.group.empty()) d["group"] = type.group;
   return d;
 }
@@ -36,7 +37,8 @@ nlohmann::json ApiError::toStatus() const {
       {"code", code}};
   nlohmann::json d = details;
   if (retryAfterSeconds) d["retryAfterSeconds"] = *retryAfterSeconds;
-  if (!d.empty()) status["details"] = d;
+  if (!d.is_null()) status["details"] = d;
+  if (!continueToken.empty()) status["metadata"]["continue"] = continueToken;
   return status;
 }
 
@@ -70,7 +72,8 @@ ApiError invalid(const ResourceType& type, const std::string& name,
     causeList.push_back({{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
   }
   if (causes.size() > 1) summary = "[" + summary + "]";
-  nlohmann::json d = {{"name", name}, {"kind", type.kind}, {"causes", causeList}};
+  nlohmann::json d = {{"kind", type.kind}, {"causes", causeList}};
+  if (!name.empty()) d["name"] = name;
   if (!type.group.empty()) d["group"] = type.group;
   return make(422, "Invalid", type.qualifiedKind() + " \"" + name + "\" is invalid: " + summary, d);
 }
@@ -78,17 +81,25 @@ ApiError invalid(const ResourceType& type, const std::string& name,
 ApiError badRequest(const std::string& message) { return make(400, "BadRequest", message); }
 
 ApiError forbidden(const ResourceType& type, const std::string& name, const std::string& why) {
+  if (name.empty()) {
+    return make(403, "Forbidden", type.qualifiedResource() + " is forbidden: " + why,
+                nameDetails(type, name));
+  }
   return make(403, "Forbidden", type.qualifiedResource() + " \"" + name + "\" is forbidden: " + why,
               nameDetails(type, name));
 }
 
+// Routing errors come from go-restful through NewGenericServerResponse, whose details are an
+// empty (but present) object.
 ApiError methodNotAllowed() {
   return make(405, "MethodNotAllowed",
-              "the server does not allow this method on the requested resource");
+              "the server does not allow this method on the requested resource",
+              nlohmann::json::object());
 }
 
 ApiError pathNotFound() {
-  return make(404, "NotFound", "the server could not find the requested resource");
+  return make(404, "NotFound", "the server could not find the requested resource",
+              nlohmann::json::object());
 }
 
 ApiError unsupportedMediaType(const std::string& message) {

@@ -17,8 +17,11 @@ struct ApiError {
   int code = 500;
   std::string reason = "InternalError";
   std::string message;
-  nlohmann::json details = nlohmann::json::object();
+  /// Null when the Status has no details; an empty object is sent as "details": {}.
+  nlohmann::json details;
   std::optional<int> retryAfterSeconds;
+  /// The Status' metadata.continue (an expired list continue token's replacement).
+  std::string continueToken;
 
   /// The metav1.Status body.
   nlohmann::json toStatus() const;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -11,6 +12,14 @@ using nlohmann::json;
 const std::vector<std::string> kVerbs = {"create", "delete", "deletecollection", "get",
                                          "list",   "patch",  "update",           "watch"};
 
+// Namespaces have no deletecollection: their registry is no CollectionDeleter.
+json verbsOf(const ResourceType& t) {
+  json verbs = kVerbs;
+  if (!hasDeleteCollection(t))
+    verbs.erase(std::find(verbs.begin(), verbs.end(), "deletecollection"));
+  return verbs;
+}
+
 json resourceList(const std::string& groupVersion, const std::vector<ResourceType>& types) {
   json resources = json::array();
   for (const ResourceType& t : types) {
@@ -18,7 +27,7 @@ json resourceList(const std::string& groupVersion, const std::vector<ResourceTyp
               {"singularName", t.singular},
               {"namespaced", t.namespaced},
               {"kind", t.kind},
-              {"verbs", kVerbs}};
+              {"verbs", verbsOf(t)}};
     if (!t.shortNames.empty()) r["shortNames"] = t.shortNames;
     if (!t.categories.empty()) r["categories"] = t.categories;
     resources.push_back(r);

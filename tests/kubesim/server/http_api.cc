@@ -4,6 +4,7 @@
 
 #include "hetbench/common/time.h"
 #include "server/object_meta.h"
+#include "server/strategy.h"
 
 namespace hetbench::kubesim {
 namespace {
@@ -34,21 +35,32 @@ std::optional<std::int64_t> parseInt(const std::string& text) {
   return text[0] == '-' ? -v : v;
 }
 
-std::optional<ApiError> parseWriteOptions(const http::Request& request, WriteOptions* options) {
+// The 422 the handlers send when a verb's options (CreateOptions, ...) do not validate.
+ApiError invalidOptions(const std::string& kind, const common::StatusCause& cause) {
+  ResourceType options;
+  options.group = "meta.k8s.io";
+  options.kind = kind;
+  return errors::invalid(options, "", {cause});
+}
+
+common::StatusCause unsupportedDryRun(const std::string& value) {
+  return {"dryRun", "FieldValueNotSupported",
+          "Unsupported value: []string{" + json(value).dump() + "}: supported values: \"All\""};
+}
+
+// `kind` names the verb's options in errors: CreateOptions, UpdateOptions or PatchOptions.
+std::optional<ApiError> parseWriteOptions(const http::Request& request, const std::string& kind,
+                                          WriteOptions* options) {
   if (std::optional<std::string> dry = request.queryParam("dryRun")) {
-    if (*dry != "All") {
-      return errors::badRequest("Invalid dry run value: " + *dry + ". Accepted values: All");
-    }
+    if (*dry != "All") return invalidOptions(kind, unsupportedDryRun(*dry));
     options->dryRun = true;
   }
   if (std::optional<std::string> fv = request.queryParam("fieldValidation")) {
-    if (*fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
-      return errors::badRequest(
-          "fieldValidation must be one of \"Ignore\", \"Warn\", or "
-          "\"Strict\", got \"" +
-          *fv + "\"");
+    if (!fv->empty() && *fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
+      return invalidOptions(
+          kind, errors::notSupported("fieldValidation", *fv, {"", "Ignore", "Strict", "Warn"}));
     }
-    options->fieldValidation = *fv;
+    if (!fv->empty()) options->fieldValidation = *fv;
   }
   return std::nullopt;
 }
@@ -87,7 +99,10 @@ ApiResult<DeleteOptions> parseDeleteOptions(const http::Request& request) {
     if (!v) return errors::badRequest("invalid gracePeriodSeconds: " + *g);
     options.gracePeriodSeconds = *v;
   }
-  if (request.queryParam("dryRun")) options.dryRun = true;
+  if (std::optional<std::string> dry = request.queryParam("dryRun")) {
+    if (*dry != "All") return invalidOptions("DeleteOptions", unsupportedDryRun(*dry));
+    options.dryRun = true;
+  }
   return options;
 }
 
@@ -142,6 +157,18 @@ std::optional<common::WallTime> beyondClockRange(const std::string& text) {
   return common::WallTime::max();
 }
 
+// Whether `path` lies under /api/v1 or a built-in /apis/GROUP/VERSION, where go-restful answers
+// unknown resources with a Status (custom resources' handler delegates to the plain 404).
+bool servesGroupVersion(const std::string& path, const ResourceRegistry& registry) {
+  std::vector<std::string> segs = splitPath(path);
+  if (segs.size() >= 2 && segs[0] == "api") return segs[1] == "v1";
+  if (segs.size() < 3 || segs[0] != "apis") return false;
+  for (const ResourceType& t : registry.all()) {
+    if (!t.isCustom() && t.group == segs[1] && t.version == segs[2]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void sendJson(http::ResponseWriter& out, int code, const json& body, const http::Headers& extra) {
@@ -157,6 +184,10 @@ void sendError(http::ResponseWriter& out, const ApiError& error) {
     extra.emplace_back("Retry-After", std::to_string(*error.retryAfterSeconds));
   }
   sendJson(out, error.code, error.toStatus(), extra);
+}
+
+bool hasDeleteCollection(const ResourceType& type) {
+  return !(type.group.empty() && type.resource == "namespaces");
 }
 
 bool wantsTable(const std::string& accept) {
@@ -267,6 +298,14 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
   if (handleDiscovery(request, out)) return;
   std::optional<ResourcePath> path = parseResourcePath(request.path, api_.registry());
   if (!path) {
+    if (!servesGroupVersion(request.path, api_.registry())) {
+      // Outside any served group-version the request falls through to Go's http.NotFound.
+      out.send(
+          404,
+          {{"Content-Type", "text/plain; charset=utf-8"}, {"X-Content-Type-Options", "nosniff"}},
+          "404 page not found\n");
+      return;
+    }
     sendError(out, errors::pathNotFound());
     return;
   }
@@ -311,7 +350,13 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
   const bool table = wantsTable(request.header("accept"));
   const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
   WriteOptions writeOptions;
-  if (std::optional<ApiError> bad = parseWriteOptions(request, &writeOptions)) {
+  const std::string optionsKind = method == "POST"    ? "CreateOptions"
+                                  : method == "PUT"   ? "UpdateOptions"
+                                  : method == "PATCH" ? "PatchOptions"
+                                                      : "";
+  if (std::optional<ApiError> bad = optionsKind.empty()
+                                        ? std::nullopt
+                                        : parseWriteOptions(request, optionsKind, &writeOptions)) {
     sendError(out, *bad);
     return;
   }
@@ -336,7 +381,9 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     if (!object.isOk()) return sendError(out, object.error());
     if (table) {
       ApiResult<json> t =
-          buildTable(type, {*object}, json::object(), includeObject, api_.clock().now());
+          buildTable(type, {*object},
+                     {{"resourceVersion", (*object)["metadata"].value("resourceVersion", "")}},
+                     includeObject, api_.clock().now());
       if (!t.isOk()) return sendError(out, t.error());
       return sendJson(out, 200, *t);
     }
@@ -373,6 +420,7 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     ApiResult<DeleteOptions> options = parseDeleteOptions(request);
     if (!options.isOk()) return sendError(out, options.error());
     if (path.name.empty()) {
+      if (!hasDeleteCollection(type)) return sendError(out, errors::methodNotAllowed());
       ApiResult<ListOptions> listOptions = parseListOptions(request);
       if (!listOptions.isOk()) return sendError(out, listOptions.error());
       ApiResult<json> removed = api_.removeCollection(type, path.ns, *listOptions, *options);
@@ -382,6 +430,18 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     if (!path.subresource.empty()) return sendError(out, errors::methodNotAllowed());
     ApiResult<json> removed = api_.remove(type, path.ns, path.name, *options);
     if (!removed.isOk()) return sendError(out, removed.error());
+    const json& meta = (*removed)["metadata"];
+    if (!options->dryRun && !meta.contains("deletionTimestamp") &&
+        !strategyFor(type).returnDeletedObject) {
+      json details = {{"name", path.name}, {"kind", type.resource}, {"uid", meta.value("uid", "")}};
+      if (!type.group.empty()) details["group"] = type.group;
+      return sendJson(out, 200,
+                      {{"kind", "Status"},
+                       {"apiVersion", "v1"},
+                       {"metadata", json::object()},
+                       {"status", "Success"},
+                       {"details", details}});
+    }
     return sendJson(out, 200, *removed);
   }
   sendError(out, errors::methodNotAllowed());

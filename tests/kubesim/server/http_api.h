@@ -74,6 +74,9 @@ void sendError(http::ResponseWriter& out, const ApiError& error);
 std::optional<ResourcePath> parseResourcePath(const std::string& path,
                                               const ResourceRegistry& registry);
 
+/// Whether the resource serves DELETE on its collection.
+bool hasDeleteCollection(const ResourceType& type);
+
 /// Whether the Accept header asks for a meta.k8s.io Table.
 bool wantsTable(const std::string& accept);
 

@@ -244,13 +244,17 @@ std::string newFinalizers(const json& now, const json& old) {
   for (const json& f : old["metadata"].value("finalizers", json::array())) {
     if (f.is_string()) before.insert(f.get<std::string>());
   }
-  std::string out;
+  // Go's %#v of the sorted []string the API server reports.
+  std::set<std::string> added;
   for (const json& f : now["metadata"].value("finalizers", json::array())) {
-    if (!f.is_string() || before.count(f.get<std::string>())) continue;
-    if (!out.empty()) out += " ";
-    out += f.get<std::string>();
+    if (f.is_string() && !before.count(f.get<std::string>())) added.insert(f.get<std::string>());
   }
-  return "[" + out + "]";
+  std::string out;
+  for (const std::string& f : added) {
+    if (!out.empty()) out += ", ";
+    out += json(f).dump();
+  }
+  return "[]string{" + out + "}";
 }
 
 std::int64_t podGracePeriod(const json& pod, const DeleteOptions& options) {

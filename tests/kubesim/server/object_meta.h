@@ -42,7 +42,7 @@ ApiResult<std::vector<std::string>> admit(const ResourceType& type, nlohmann::js
                                           const nlohmann::json* old, const WriteOptions& options,
                                           const common::Clock& clock);
 
-/// "[a, b]": the finalizers of `now` that `old` lacks.
+/// `[]string{"a", "b"}`: the finalizers of `now` that `old` lacks, sorted, as Go prints them.
 std::string newFinalizers(const nlohmann::json& now, const nlohmann::json& old);
 
 /// The grace period of a pod deletion: the request's, else the pod's

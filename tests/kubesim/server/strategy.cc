@@ -171,6 +171,12 @@ const Strategy& strategyFor(const ResourceType& type) {
     s.prepareForCreate = prepareService;
     s.validate = validateService;
     s.nameFormat = "label1035";
+    s.returnDeletedObject = true;
+    return s;
+  }();
+  static const Strategy kReturnsDeleted = [] {
+    Strategy s;
+    s.returnDeletedObject = true;
     return s;
   }();
   static const Strategy kEvent = [] {
@@ -205,6 +211,7 @@ const Strategy& strategyFor(const ResourceType& type) {
   if (key == "/services") return kService;
   if (key == "/events") return kEvent;
   if (key == "apps/deployments") return kGenerational;
+  if (key == "/serviceaccounts" || key == "/persistentvolumeclaims") return kReturnsDeleted;
   return kDefault;
 }
 

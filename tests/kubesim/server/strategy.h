@@ -35,6 +35,9 @@ struct Strategy {
   const char* nameFormat = "subdomain";
   /// Field selectors the resource supports beyond metadata.name and metadata.namespace.
   std::vector<std::string> fieldLabels;
+  /// Whether a delete that removes the object at once answers with it (the registry's
+  /// ReturnDeletedObject) instead of a Success Status naming it.
+  bool returnDeletedObject = false;
 };
 
 /// The strategy of a built-in resource ("/pods", "batch/jobs"), or a CR's from its schema.

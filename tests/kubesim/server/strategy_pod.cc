@@ -189,6 +189,7 @@ const Strategy& podStrategy() {
     p.validate = validatePod;
     p.validateUpdate = validatePodUpdate;
     p.fieldLabels = kPodFieldLabels;
+    p.returnDeletedObject = true;
     return p;
   }();
   return s;

@@ -59,7 +59,7 @@ std::vector<json> podRow(const json& pod, common::WallTime now) {
   return {pod["metadata"]["name"],
           std::to_string(ready) + "/" + std::to_string(total),
           podStatus(pod),
-          restarts,
+          std::to_string(restarts),
           age(pod, now),
           status.value("podIP", "<none>"),
           pod["spec"].value("nodeName", "<none>"),
