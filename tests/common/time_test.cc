@@ -67,13 +67,16 @@ TEST(ParseRfc3339, RejectsMalformedInput) {
   }
 }
 
-// Verifies the three precisions used by metav1.Time, metav1.MicroTime and log timestamps.
+// Verifies the precisions of metav1.Time, metav1.MicroTime, CRI log files and kubelet output.
 TEST(FormatRfc3339, WritesEachPrecision) {
   const WallTime t = at(1795331760, 123'456'789);
   EXPECT_EQ(formatRfc3339(t), "2026-11-22T07:16:00Z");
   EXPECT_EQ(formatRfc3339(t, TimePrecision::kMicros), "2026-11-22T07:16:00.123456Z");
   EXPECT_EQ(formatRfc3339(t, TimePrecision::kNanos), "2026-11-22T07:16:00.123456789Z");
   EXPECT_EQ(formatRfc3339(at(0), TimePrecision::kNanos), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(formatRfc3339(at(0, 450'000'000), TimePrecision::kNanosFixed),
+            "1970-01-01T00:00:00.450000000Z");
+  EXPECT_EQ(formatRfc3339(at(0), TimePrecision::kNanosFixed), "1970-01-01T00:00:00.000000000Z");
   EXPECT_EQ(formatRfc3339(at(0, 500'000'000), TimePrecision::kNanos), "1970-01-01T00:00:00.5Z");
   EXPECT_EQ(formatRfc3339(at(-1, 250'000'000), TimePrecision::kMicros),
             "1969-12-31T23:59:59.250000Z");

@@ -50,6 +50,9 @@ std::string formatRfc3339(WallTime t, TimePrecision precision) {
   if (precision == TimePrecision::kMicros) {
     std::snprintf(buf, sizeof(buf), ".%06lld", sub / 1000);
     out += buf;
+  } else if (precision == TimePrecision::kNanosFixed) {
+    std::snprintf(buf, sizeof(buf), ".%09lld", sub);
+    out += buf;
   } else if (precision == TimePrecision::kNanos && sub != 0) {
     std::snprintf(buf, sizeof(buf), ".%09lld", sub);
     std::string frac(buf);

@@ -176,7 +176,13 @@ class Sink {
   bool add(const Entry& entry) {
     std::size_t before = buffer_.size();
     if (timestamps_) {
-      buffer_.append(entry.timestamp);
+      // The file keeps RFC3339Nano; the kubelet answers with a fixed nine digits.
+      common::Result<common::WallTime> t = common::parseRfc3339(entry.timestamp);
+      if (t.isOk()) {
+        buffer_.append(common::formatRfc3339(*t, common::TimePrecision::kNanosFixed));
+      } else {
+        buffer_.append(entry.timestamp);
+      }
       buffer_.push_back(' ');
     }
     buffer_.append(entry.text);

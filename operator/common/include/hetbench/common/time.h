@@ -10,9 +10,10 @@ namespace hetbench::common {
 
 /// Sub-second digits written by formatRfc3339.
 enum class TimePrecision {
-  kSeconds,  // metav1.Time: "2026-11-22T07:16:00Z"
-  kMicros,   // metav1.MicroTime (Lease, Event): "2026-11-22T07:16:00.000000Z"
-  kNanos,    // log timestamps: "2026-11-22T07:16:00.123456789Z", trailing zeros dropped
+  kSeconds,     // metav1.Time: "2026-11-22T07:16:00Z"
+  kMicros,      // metav1.MicroTime (Lease, Event): "2026-11-22T07:16:00.000000Z"
+  kNanos,       // RFC3339Nano (CRI log files): "2026-11-22T07:16:00.12345Z", trailing zeros dropped
+  kNanosFixed,  // kubelet's log output: always nine digits, "2026-11-22T07:16:00.123450000Z"
 };
 
 /// Formats a time in UTC with a 'Z' suffix; sub-second digits are truncated, not rounded.
