@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "hetbench/common/base64.h"
 #include "hetbench/kube/config.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/leader_election.h"
@@ -22,27 +23,6 @@ using testing_support::TempDir;
 using namespace std::chrono_literals;
 
 const GroupVersionResource kConfigMaps{"", "v1", "configmaps", true};
-
-std::string base64(const std::string& in) {
-  static const char* chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
-                       static_cast<unsigned char>(in[i + 1]) << 8 |
-                       static_cast<unsigned char>(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += chars[(v >> s) & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += chars[(v >> 18) & 63];
-    out += chars[(v >> 12) & 63];
-    out += i + 1 < in.size() ? chars[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 std::unique_ptr<KubeClient> clientFor(const RestConfig& config, const common::Clock& clock) {
   RestClientOptions options;
@@ -70,7 +50,7 @@ TEST(KubeconfigEndToEnd, ExecPluginTokenOverHttps) {
       "apiVersion: v1\nkind: Config\ncurrent-context: sim\nclusters:\n- name: sim\n"
       "  cluster:\n    server: https://127.0.0.1:" +
           std::to_string(h.port()) +
-          "\n    certificate-authority-data: " + base64(h.certificate().caCertPem) +
+          "\n    certificate-authority-data: " + common::base64Encode(h.certificate().caCertPem) +
           "\nusers:\n- name: dev\n  user:\n    exec:\n"
           "      apiVersion: client.authentication.k8s.io/v1\n"
           "      interactiveMode: Never\n      command: " +
@@ -102,9 +82,10 @@ TEST(KubeconfigEndToEnd, ClientCertificateOverHttps) {
       "apiVersion: v1\nkind: Config\ncurrent-context: sim\nclusters:\n- name: sim\n"
       "  cluster:\n    server: https://127.0.0.1:" +
           std::to_string(h.port()) +
-          "\n    certificate-authority-data: " + base64(h.certificate().caCertPem) +
-          "\nusers:\n- name: op\n  user:\n    client-certificate-data: " + base64(cert->certPem) +
-          "\n    client-key-data: " + base64(cert->keyPem) +
+          "\n    certificate-authority-data: " + common::base64Encode(h.certificate().caCertPem) +
+          "\nusers:\n- name: op\n  user:\n    client-certificate-data: " +
+          common::base64Encode(cert->certPem) +
+          "\n    client-key-data: " + common::base64Encode(cert->keyPem) +
           "\ncontexts:\n- name: sim\n  context: {cluster: sim, user: op}\n");
   common::Result<RestConfig> config = loadKubeconfig(KubeconfigSource{path, "", "", ""});
   ASSERT_TRUE(config.isOk()) << config.status().toString();

@@ -7,36 +7,14 @@
 #include <cstdio>
 #include <cstring>
 
+#include "hetbench/common/base64.h"
+
 namespace hetbench::kubesim {
-namespace {
-
-std::string base64(const std::string& in) {
-  static const char* chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
-                       static_cast<unsigned char>(in[i + 1]) << 8 |
-                       static_cast<unsigned char>(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += chars[(v >> s) & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += chars[(v >> 18) & 63];
-    out += chars[(v >> 12) & 63];
-    out += i + 1 < in.size() ? chars[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string renderKubeconfig(const KubeconfigSpec& spec) {
   std::string out = "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n";
   out += "    server: " + spec.server + "\n";
-  if (!spec.caPem.empty()) out += "    certificate-authority-data: " + base64(spec.caPem) + "\n";
+  if (!spec.caPem.empty())
+    out += "    certificate-authority-data: " + common::base64Encode(spec.caPem) + "\n";
   out += "contexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim\n";
   out += "    namespace: default\ncurrent-context: kubesim\nusers:\n- name: kubesim\n  user:";
   bool any = false;
@@ -45,8 +23,8 @@ std::string renderKubeconfig(const KubeconfigSpec& spec) {
     any = true;
   }
   if (!spec.clientCertPem.empty()) {
-    out += "\n    client-certificate-data: " + base64(spec.clientCertPem);
-    out += "\n    client-key-data: " + base64(spec.clientKeyPem);
+    out += "\n    client-certificate-data: " + common::base64Encode(spec.clientCertPem);
+    out += "\n    client-key-data: " + common::base64Encode(spec.clientKeyPem);
     any = true;
   }
   out += any ? "\n" : " {}\n";

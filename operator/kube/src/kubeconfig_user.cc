@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "files.h"
+#include "hetbench/common/base64.h"
 #include "kubeconfig_entry.h"
 
 namespace hetbench::kube::internal {
@@ -12,46 +13,6 @@ constexpr std::string_view kExecV1 = "client.authentication.k8s.io/v1";
 constexpr std::string_view kExecV1beta1 = "client.authentication.k8s.io/v1beta1";
 
 std::string inQuotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-// Standard base64 with padding; newlines are skipped as Go's decoder does.
-std::optional<std::string> decodeBase64(std::string_view text) {
-  std::string clean;
-  for (char c : text) {
-    if (c != '\n' && c != '\r') clean.push_back(c);
-  }
-  if (clean.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  std::uint32_t buffer = 0;
-  int bits = 0;
-  std::size_t padding = 0;
-  for (std::size_t i = 0; i < clean.size(); ++i) {
-    const char c = clean[i];
-    int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    if (c >= '0' && c <= '9') v = c - '0' + 52;
-    if (c == '+') v = 62;
-    if (c == '/') v = 63;
-    if (c == '=') {
-      if (i + 2 < clean.size()) return std::nullopt;
-      ++padding;
-      v = 0;
-    } else if (padding > 0 || v < 0) {
-      return std::nullopt;
-    }
-    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits == 24) {
-      out.push_back(static_cast<char>((buffer >> 16) & 0xff));
-      out.push_back(static_cast<char>((buffer >> 8) & 0xff));
-      out.push_back(static_cast<char>(buffer & 0xff));
-      buffer = 0;
-      bits = 0;
-    }
-  }
-  out.resize(out.size() - padding);
-  return out;
-}
 
 // The content of a `<name>` file field or of its base64 `<name>-data` twin; empty when neither
 // is set. Setting both is an error, as in client-go's validation.
@@ -64,7 +25,7 @@ common::Result<std::string> fileOrData(const Entry& entry, const char* fileKey,
                       std::string("both ") + fileKey + " and " + dataKey + " are set");
   }
   if (!data.empty()) {
-    auto decoded = decodeBase64(data);
+    auto decoded = common::base64Decode(data);
     if (!decoded) return entryError(entry, dataKey, "invalid base64");
     return *decoded;
   }

@@ -1,31 +1,12 @@
 #include "cluster/container_env.h"
 
+#include "hetbench/common/base64.h"
 #include "server/quantity.h"
 
 namespace hetbench::kubesim {
 namespace {
 
 using nlohmann::json;
-
-std::optional<std::string> base64Decode(const std::string& in) {
-  static const std::string chars =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const std::size_t pos = chars.find(c);
-    if (pos == std::string::npos) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<unsigned>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
-  return out;
-}
 
 // metadata.labels['key'] and metadata.annotations['key'].
 std::optional<std::string> bracketField(const json& meta, const std::string& path,
@@ -119,7 +100,7 @@ common::Result<std::vector<std::pair<std::string, std::string>>> containerEnv(co
       const json data = object->value("data", json::object());
       for (const auto& [k, v] : data.items()) {
         const std::string value = v.get<std::string>();
-        set(prefix + k, secret ? base64Decode(value).value_or("") : value);
+        set(prefix + k, secret ? common::base64Decode(value).value_or("") : value);
       }
     }
   }
@@ -163,7 +144,7 @@ common::Result<std::vector<std::pair<std::string, std::string>>> containerEnv(co
                                                     " \"" + ref.value("name", "") + "\" not found");
         }
         const std::string value = data[key].get<std::string>();
-        set(name, secret ? base64Decode(value).value_or("") : value);
+        set(name, secret ? common::base64Decode(value).value_or("") : value);
       }
     }
   }

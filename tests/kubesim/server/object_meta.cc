@@ -4,54 +4,13 @@
 #include <set>
 
 #include "apimachinery/selectors.h"
+#include "hetbench/common/base64.h"
 #include "server/strategy.h"
 
 namespace hetbench::kubesim {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::string_view kBase64 =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64Encode(std::string_view in) {
-  std::string out;
-  std::size_t i = 0;
-  while (i + 2 < in.size()) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
-                       static_cast<unsigned char>(in[i + 1]) << 8 |
-                       static_cast<unsigned char>(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kBase64[(v >> s) & 63];
-    i += 3;
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kBase64[(v >> 18) & 63];
-    out += kBase64[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kBase64[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-std::optional<std::string> base64Decode(std::string_view in) {
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const std::size_t pos = kBase64.find(c);
-    if (pos == std::string_view::npos) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<unsigned>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
-  return out;
-}
 
 std::string metaString(const json& object, const char* field) {
   const json& meta = object.value("metadata", json::object());
@@ -130,11 +89,11 @@ const char* const kContinueExpired =
 std::string encodeContinue(const ContinueToken& token) {
   const json j = {
       {"v", "meta.k8s.io/v1"}, {"rv", token.resourceVersion}, {"start", token.startAfter}};
-  return base64Encode(j.dump());
+  return common::base64Encode(j.dump());
 }
 
 std::optional<ContinueToken> decodeContinue(const std::string& text) {
-  std::optional<std::string> raw = base64Decode(text);
+  std::optional<std::string> raw = common::base64Decode(text);
   if (!raw) return std::nullopt;
   json j = json::parse(*raw, nullptr, false);
   if (!j.is_object() || !j.contains("rv") || !j["rv"].is_number_unsigned() ||
