@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "bench_util.h"
 #include "hetbench/common/flags.h"
 #include "hetbench/kube/informer.h"
 #include "hetbench/kube/rest_client.h"
@@ -14,23 +15,12 @@
 namespace common = hetbench::common;
 namespace kube = hetbench::kube;
 namespace kubesim = hetbench::kubesim;
+using hetbench::bench::Clock;
+using hetbench::bench::residentKiB;
+using hetbench::bench::seconds;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
-namespace {
-
-long residentKiB() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  long pages = 0, resident = 0;
-  const int n = std::fscanf(f, "%ld %ld", &pages, &resident);
-  std::fclose(f);
-  return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
-}
-
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   common::FlagSet flags("kube_bench",
@@ -38,12 +28,7 @@ int main(int argc, char** argv) {
   std::int64_t pods = 10000, updates = 10000;
   flags.addInt("pods", &pods, "Pods stored before the informer starts.", 1, 1000000);
   flags.addInt("updates", &updates, "Pod updates streamed to the informer.", 1, 10000000);
-  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
-  if (!args.isOk() || flags.helpRequested()) {
-    std::fputs(args.isOk() ? flags.usage().c_str() : (args.status().message() + "\n").c_str(),
-               args.isOk() ? stdout : stderr);
-    return args.isOk() ? 0 : 2;
-  }
+  if (std::optional<int> exit = hetbench::bench::parseFlags(flags, argc, argv)) return *exit;
   spdlog::set_level(spdlog::level::warn);
   kubesim::testing::Harness::Options options;
   options.config.nodes.clear();

@@ -7,32 +7,24 @@
 #include <cstdio>
 #include <thread>
 
+#include "bench_util.h"
 #include "hetbench/common/flags.h"
 #include "testing/harness.h"
 
 namespace common = hetbench::common;
 namespace kubesim = hetbench::kubesim;
+using hetbench::bench::Clock;
+using hetbench::bench::residentKiB;
+using hetbench::bench::seconds;
 using kubesim::testing::Harness;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 long peakRssKiB() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
-}
-
-long currentRssKiB() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  long pages = 0, resident = 0;
-  const int n = std::fscanf(f, "%ld %ld", &pages, &resident);
-  std::fclose(f);
-  return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
 }
 
 // Keep-alive GETs of one object from `clients` connections.
@@ -117,7 +109,7 @@ void benchWatch(Harness& h, std::int64_t watchers, std::int64_t events) {
 
 // Memory of the store with `count` pods that no scheduler picks up.
 void benchMemory(Harness& h, std::int64_t count) {
-  const long before = currentRssKiB();
+  const long before = residentKiB();
   const kubesim::ResourceType pods = *h.api().typeOf("", "pods");
   const auto start = Clock::now();
   for (std::int64_t i = 0; i < count; ++i) {
@@ -127,7 +119,7 @@ void benchMemory(Harness& h, std::int64_t count) {
     (void)h.api().create(pods, "default", pod, {});
   }
   const double elapsed = seconds(Clock::now() - start);
-  const long after = currentRssKiB();
+  const long after = residentKiB();
   kubesim::testing::Response list =
       h.get("/api/v1/namespaces/default/pods?labelSelector=app%3Dbench&limit=500");
   std::printf(
@@ -148,12 +140,7 @@ int main(int argc, char** argv) {
   flags.addInt("watchers", &watchers, "Concurrent watches.", 1, 1000);
   flags.addInt("events", &events, "Objects created while watched.", 1, 1000000);
   flags.addInt("pods", &pods, "Pods stored for the memory figure.", 1, 1000000);
-  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
-  if (!args.isOk() || flags.helpRequested()) {
-    std::fputs(args.isOk() ? flags.usage().c_str() : (args.status().message() + "\n").c_str(),
-               args.isOk() ? stdout : stderr);
-    return args.isOk() ? 0 : 2;
-  }
+  if (std::optional<int> exit = hetbench::bench::parseFlags(flags, argc, argv)) return *exit;
   spdlog::set_level(spdlog::level::warn);
   Harness::Options options;
   options.config.nodes.clear();

@@ -169,39 +169,36 @@ std::string unschedulableMessage(std::size_t nodes,
   return available + histogram(counts) + ". preemption: " + available + histogram(preemption) + ".";
 }
 
+namespace {
+
+// Every pod still waiting for a node.
+std::vector<ObjectKey> pendingPods(const Store& store) {
+  std::vector<ObjectKey> keys;
+  for (const json& p : store.list("/pods", "").first) {
+    if (p["spec"].value("nodeName", "").empty()) {
+      keys.push_back(
+          {"/pods", p["metadata"].value("namespace", ""), p["metadata"].value("name", "")});
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
 Scheduler::Scheduler(Api& api) : Controller(api, "scheduler") {
   watch("/pods", [this](const WatchEvent& e) {
-    std::vector<ObjectKey> keys;
-    const json& spec = e.object.value("spec", json::object());
-    if (e.type != EventType::kDeleted && spec.value("nodeName", "").empty()) {
-      keys.push_back({"/pods", e.namespace_, e.object["metadata"].value("name", "")});
-    }
-    // Resources freed by a finished or deleted pod may let pending pods in.
+    // Resources freed by a finished or deleted pod may let any pending pod in.
     const std::string phase = e.object.value("status", json::object()).value("phase", "");
     if (e.type == EventType::kDeleted || phase == "Succeeded" || phase == "Failed") {
-      auto [pods, rv] = api_.store().list("/pods", "");
-      (void)rv;
-      for (const json& p : pods) {
-        if (p["spec"].value("nodeName", "").empty()) {
-          keys.push_back(
-              {"/pods", p["metadata"].value("namespace", ""), p["metadata"].value("name", "")});
-        }
-      }
+      return pendingPods(api_.store());
     }
-    return keys;
-  });
-  watch("/nodes", [this](const WatchEvent&) {
     std::vector<ObjectKey> keys;
-    auto [pods, rv] = api_.store().list("/pods", "");
-    (void)rv;
-    for (const json& p : pods) {
-      if (p["spec"].value("nodeName", "").empty()) {
-        keys.push_back(
-            {"/pods", p["metadata"].value("namespace", ""), p["metadata"].value("name", "")});
-      }
+    if (e.object.value("spec", json::object()).value("nodeName", "").empty()) {
+      keys.push_back({"/pods", e.namespace_, e.object["metadata"].value("name", "")});
     }
     return keys;
   });
+  watch("/nodes", [this](const WatchEvent&) { return pendingPods(api_.store()); });
 }
 
 std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& key) {

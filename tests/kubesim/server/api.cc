@@ -23,6 +23,14 @@ std::string metaString(const json& object, const char* field) {
   return it != meta.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// A body naming another namespace than the request's path.
+std::optional<ApiError> namespaceMismatch(const json& body, const std::string& ns) {
+  const std::string bodyNs = metaString(body, "namespace");
+  if (bodyNs.empty() || bodyNs == ns) return std::nullopt;
+  return errors::badRequest(
+      "the namespace of the provided object does not match the namespace sent on the request");
+}
+
 // Everything but metadata and status: a change here bumps metadata.generation.
 json specOf(const json& object) {
   json copy = object;
@@ -209,12 +217,7 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   json& meta = body["metadata"];
   if (!meta.is_object()) meta = json::object();
   if (type.namespaced) {
-    const std::string bodyNs = metaString(body, "namespace");
-    if (!bodyNs.empty() && bodyNs != ns) {
-      return errors::badRequest(
-          "the namespace of the provided object does not match the namespace sent on the "
-          "request");
-    }
+    if (std::optional<ApiError> e = namespaceMismatch(body, ns)) return *e;
     meta["namespace"] = ns;
   } else {
     meta.erase("namespace");
@@ -274,12 +277,7 @@ ApiResult<WriteResult> Api::update(const ResourceType& type, const std::string& 
                               ") does not match the name on the URL (" + name + ")");
   }
   if (type.namespaced) {
-    const std::string bodyNs = metaString(body, "namespace");
-    if (!bodyNs.empty() && bodyNs != ns) {
-      return errors::badRequest(
-          "the namespace of the provided object does not match the namespace sent on the "
-          "request");
-    }
+    if (std::optional<ApiError> e = namespaceMismatch(body, ns)) return *e;
   }
   ApiResult<WriteResult> result = write(type, ns, name, std::move(body), subresource, options);
   if (result.isOk()) {

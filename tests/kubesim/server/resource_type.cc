@@ -31,13 +31,7 @@ void ResourceRegistry::add(ResourceType type) {
 void ResourceRegistry::replace(const std::string& group, const std::string& resource,
                                std::vector<ResourceType> types) {
   std::lock_guard lock(mu_);
-  for (auto it = types_.begin(); it != types_.end();) {
-    if (it->second.group == group && it->second.resource == resource) {
-      it = types_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  removeLocked(group, resource);
   for (ResourceType& t : types) {
     const std::string key = t.group + "/" + t.version + "/" + t.resource;
     types_[key] = std::move(t);
@@ -46,6 +40,10 @@ void ResourceRegistry::replace(const std::string& group, const std::string& reso
 
 void ResourceRegistry::remove(const std::string& group, const std::string& resource) {
   std::lock_guard lock(mu_);
+  removeLocked(group, resource);
+}
+
+void ResourceRegistry::removeLocked(const std::string& group, const std::string& resource) {
   for (auto it = types_.begin(); it != types_.end();) {
     if (it->second.group == group && it->second.resource == resource) {
       it = types_.erase(it);

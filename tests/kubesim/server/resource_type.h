@@ -70,6 +70,8 @@ class ResourceRegistry {
   std::vector<ResourceType> all() const;
 
  private:
+  void removeLocked(const std::string& group, const std::string& resource);
+
   mutable std::mutex mu_;
   std::map<std::string, ResourceType> types_;  // "group/version/resource"
 };

@@ -56,6 +56,15 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
   const std::string ns = type.namespaced ? path.ns : "";
   const std::uint64_t watchGeneration = faults_.watchGeneration();
 
+  // The watch is established before the client hears back, as in kube-apiserver: a change the
+  // client makes after the response headers is an event, never part of the initial state.
+  std::vector<json> initial;
+  const bool fromNow = rvParam.empty() || rvParam == "0";
+  if (fromNow) {
+    auto [objects, rv] = api_.store().list(type.storageKey(), ns);
+    initial = std::move(objects);
+    after = rv;
+  }
   if (!out.startStream(
           200, {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}})) {
     return;
@@ -80,12 +89,10 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
     out.write(event.dump() + "\n");
   };
 
-  if (rvParam.empty() || rvParam == "0") {
-    auto [objects, rv] = api_.store().list(type.storageKey(), ns);
-    for (const json& object : objects) {
+  if (fromNow) {
+    for (const json& object : initial) {
       if (matches(object) && !send("ADDED", object)) return;
     }
-    after = rv;
   } else if (after < api_.store().oldestVersion()) {
     sendGone("too old resource version: " + std::to_string(after) + " (" +
              std::to_string(api_.store().oldestVersion()) + ")");
