@@ -1,8 +1,8 @@
 #include "apimachinery/label_validation.h"
 
-#include <cstdio>
 #include <set>
 
+#include "apimachinery/go_text.h"
 #include "apimachinery/selectors.h"
 
 namespace hetbench::kubesim {
@@ -81,16 +81,6 @@ std::string qualifiedNameRegexError() {
 }
 
 // Length in bytes of the valid UTF-8 sequence at s[i], or 0 when it is not one.
-std::size_t utf8SequenceLength(std::string_view s, std::size_t i) {
-  auto byte = static_cast<unsigned char>(s[i]);
-  std::size_t length = byte >= 0xF0 && byte <= 0xF4 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC2 ? 2 : 0;
-  if (byte > 0xF4 || length == 0 || i + length > s.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  return length;
-}
-
 }  // namespace
 
 std::vector<std::string> qualifiedNameErrors(std::string_view value) {
@@ -136,61 +126,6 @@ std::vector<std::string> labelValueErrors(std::string_view value) {
   return errs;
 }
 
-std::string goQuote(std::string_view value) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < value.size();) {
-    char c = value[i];
-    auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x80) {
-      std::size_t length = utf8SequenceLength(value, i);
-      if (length > 0) {
-        out.append(value.substr(i, length));
-        i += length;
-        continue;
-      }
-    }
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\v':
-        out += "\\v";
-        break;
-      default:
-        if (byte < 0x20 || byte >= 0x7F) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", byte);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-    ++i;
-  }
-  return out + "\"";
-}
-
 std::string invalidValueError(std::string_view path, std::string_view value,
                               std::string_view detail) {
   return std::string(path) + ": Invalid value: " + goQuote(value) + ": " + std::string(detail);
@@ -213,10 +148,10 @@ std::string aggregateError(const std::vector<std::string>& messages) {
 std::vector<std::string> validateLabel(std::string_view key, std::string_view value) {
   std::vector<std::string> out;
   for (const auto& msg : detail::qualifiedNameErrors(key)) {
-    out.push_back("Invalid value: " + detail::goQuote(key) + ": " + msg);
+    out.push_back("Invalid value: " + goQuote(key) + ": " + msg);
   }
   for (const auto& msg : detail::labelValueErrors(value)) {
-    out.push_back("Invalid value: " + detail::goQuote(value) + ": " + msg);
+    out.push_back("Invalid value: " + goQuote(value) + ": " + msg);
   }
   return out;
 }

@@ -15,9 +15,6 @@ std::vector<std::string> qualifiedNameErrors(std::string_view value);
 /// validation.IsValidLabelValue: the messages for a label value (empty when valid).
 std::vector<std::string> labelValueErrors(std::string_view value);
 
-/// Go's %q of a string, as field.Error prints a bad string value.
-std::string goQuote(std::string_view value);
-
 /// field.Invalid(path, value, detail).Error(): `<path>: Invalid value: "<value>": <detail>`.
 std::string invalidValueError(std::string_view path, std::string_view value,
                               std::string_view detail);

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "apimachinery/go_text.h"
 #include "apimachinery/label_validation.h"
 
 namespace hetbench::kubesim {
@@ -122,7 +123,7 @@ Result<Requirement> newRequirement(std::string key, Op op, std::vector<std::stri
     if (values.empty()) return std::string("[]string(nil)");
     std::string s = "[]string{";
     for (std::size_t i = 0; i < values.size(); ++i) {
-      s += (i > 0 ? ", " : "") + detail::goQuote(values[i]);
+      s += (i > 0 ? ", " : "") + goQuote(values[i]);
     }
     return s + "}";
   };
@@ -478,7 +479,7 @@ Result<LabelSelector> LabelSelector::fromJson(const nlohmann::json& labelSelecto
       };
       auto found = operators.find(op);
       if (found == operators.end()) {
-        return invalidError(detail::goQuote(op) + " is not a valid label selector operator");
+        return invalidError(goQuote(op) + " is not a valid label selector operator");
       }
       auto r = newRequirement(key, found->second, std::move(values));
       if (!r.isOk()) return r.status();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apimachinery/go_text.h"
 #include "hetbench/common/status.h"
 
 namespace re2 {
@@ -21,8 +22,7 @@ namespace hetbench::kubesim::internal {
 using Json = nlohmann::json;
 using Causes = std::vector<common::StatusCause>;
 
-/// strconv.Quote: a double-quoted Go string literal.
-std::string goQuote(std::string_view s);
+using kubesim::goQuote;
 /// fmt's %v of a float64 ("1", "0.5", "1e+06").
 std::string goFloat(double v);
 /// fmt's %v of a JSON number as decoded by the API server (int64 or float64).

@@ -107,43 +107,33 @@ ResourceType builtin(std::string group, std::string version, std::string resourc
 
 std::vector<common::StatusCause> validateName(const std::string& field, const std::string& name,
                                               const std::string& format) {
+  struct Rule {
+    std::size_t maxLength;
+    bool (*matches)(std::string_view);
+    const char* message;
+  };
+  static const Rule kSubdomain{
+      253, isDns1123Subdomain,
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+      "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+      "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"};
+  static const Rule kLabel{
+      63, isDns1123Label,
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+      "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+      "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"};
+  static const Rule kLabel1035{
+      63, isDns1035Label,
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+      "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+      "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"};
+  const Rule& rule = format == "subdomain" ? kSubdomain : format == "label" ? kLabel : kLabel1035;
   std::vector<common::StatusCause> causes;
-  if (format == "subdomain") {
-    if (name.size() > 253) {
-      causes.push_back(errors::invalidValue(field, name, "must be no more than 253 characters"));
-    }
-    if (!isDns1123Subdomain(name)) {
-      causes.push_back(errors::invalidValue(
-          field, name,
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-          "'-' or '.', and must start and end with an alphanumeric character (e.g. "
-          "'example.com', regex used for validation is "
-          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
-    }
-  } else if (format == "label") {
-    if (name.size() > 63) {
-      causes.push_back(errors::invalidValue(field, name, "must be no more than 63 characters"));
-    }
-    if (!isDns1123Label(name)) {
-      causes.push_back(errors::invalidValue(
-          field, name,
-          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-          "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
-          "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
-    }
-  } else {
-    if (name.size() > 63) {
-      causes.push_back(errors::invalidValue(field, name, "must be no more than 63 characters"));
-    }
-    if (!isDns1035Label(name)) {
-      causes.push_back(errors::invalidValue(
-          field, name,
-          "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-          "with an alphabetic character, and end with an alphanumeric character (e.g. "
-          "'my-name',  or 'abc-123', regex used for validation is "
-          "'[a-z]([-a-z0-9]*[a-z0-9])?')"));
-    }
+  if (name.size() > rule.maxLength) {
+    causes.push_back(errors::invalidValue(
+        field, name, "must be no more than " + std::to_string(rule.maxLength) + " characters"));
   }
+  if (!rule.matches(name)) causes.push_back(errors::invalidValue(field, name, rule.message));
   return causes;
 }
 
