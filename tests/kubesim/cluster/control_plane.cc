@@ -18,25 +18,6 @@ std::optional<ResourceType> typeForKey(const Api& api, const std::string& storag
   return api.typeOf(storageKey.substr(0, slash), storageKey.substr(slash + 1));
 }
 
-// Reads, changes and writes an object, retrying on conflicts; false when it is gone.
-bool updateObject(Api& api, const ResourceType& type, const std::string& ns,
-                  const std::string& name, const std::function<bool(json&)>& change) {
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    ApiResult<json> current = api.get(type, ns, name);
-    if (!current.isOk()) return false;
-    if (!change(*current)) return true;
-    ApiResult<WriteResult> written = api.update(type, ns, name, *current, "", WriteOptions{});
-    if (written.isOk()) return true;
-    if (written.error().code == 404) return false;
-    if (written.error().code != 409) {
-      spdlog::warn("kubesim update failed resource={} name={} error={}", type.resource, name,
-                   written.error().message);
-      return false;
-    }
-  }
-  return false;
-}
-
 // The garbage collector's last word before deleting: a live lookup of the owner by its
 // reference (kind, name, uid), as kube-controller-manager verifies a dangling owner.
 bool ownerExists(Api& api, const json& ref, const std::string& ns) {
@@ -46,21 +27,6 @@ bool ownerExists(Api& api, const json& ref, const std::string& ns) {
   std::optional<json> owner =
       api.store().get(type->storageKey(), type->namespaced ? ns : "", ref.value("name", ""));
   return owner && (*owner)["metadata"].value("uid", "") == ref.value("uid", "");
-}
-
-bool removeFinalizer(json& object, const std::string& finalizer) {
-  json& list = object["metadata"]["finalizers"];
-  if (!list.is_array()) return false;
-  auto it = std::find(list.begin(), list.end(), finalizer);
-  if (it == list.end()) return false;
-  list.erase(it);
-  if (list.empty()) object["metadata"].erase("finalizers");
-  return true;
-}
-
-bool hasFinalizer(const json& object, const std::string& finalizer) {
-  const json& list = object["metadata"].value("finalizers", json::array());
-  return std::find(list.begin(), list.end(), finalizer) != list.end();
 }
 
 std::vector<ResourceType> typesOfCrd(const json& crd) {

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace hetbench::kubesim {
 
 Controller::Controller(Api& api, std::string name) : api_(api), name_(std::move(name)) {}
@@ -98,6 +100,39 @@ void Controller::workLoop() {
       delayed_.emplace(std::chrono::steady_clock::now() + *again, key);
     }
   }
+}
+
+bool updateObject(Api& api, const ResourceType& type, const std::string& ns,
+                  const std::string& name, const std::function<bool(nlohmann::json&)>& change) {
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    ApiResult<nlohmann::json> current = api.get(type, ns, name);
+    if (!current.isOk()) return false;
+    if (!change(*current)) return true;
+    ApiResult<WriteResult> written = api.update(type, ns, name, *current, "", WriteOptions{});
+    if (written.isOk()) return true;
+    if (written.error().code == 404) return false;
+    if (written.error().code != 409) {
+      spdlog::warn("kubesim update failed resource={} name={} error={}", type.resource, name,
+                   written.error().message);
+      return false;
+    }
+  }
+  return false;
+}
+
+bool removeFinalizer(nlohmann::json& object, const std::string& finalizer) {
+  nlohmann::json& list = object["metadata"]["finalizers"];
+  if (!list.is_array()) return false;
+  auto it = std::find(list.begin(), list.end(), finalizer);
+  if (it == list.end()) return false;
+  list.erase(it);
+  if (list.empty()) object["metadata"].erase("finalizers");
+  return true;
+}
+
+bool hasFinalizer(const nlohmann::json& object, const std::string& finalizer) {
+  const nlohmann::json& list = object["metadata"].value("finalizers", nlohmann::json::array());
+  return std::find(list.begin(), list.end(), finalizer) != list.end();
 }
 
 ResourceType builtinType(const Api& api, const std::string& group, const std::string& resource) {

@@ -70,6 +70,16 @@ class Controller {
   std::multimap<std::chrono::steady_clock::time_point, ObjectKey> delayed_;
 };
 
+/// Reads, changes and writes an object through the API (admission, finalizer rules and all),
+/// retrying on conflicts. `change` returns false when there is nothing to write. False when the
+/// object is gone or the write fails for another reason (logged).
+bool updateObject(Api& api, const ResourceType& type, const std::string& ns,
+                  const std::string& name, const std::function<bool(nlohmann::json&)>& change);
+
+/// Removes a finalizer from an object's metadata; false when it was not there.
+bool removeFinalizer(nlohmann::json& object, const std::string& finalizer);
+bool hasFinalizer(const nlohmann::json& object, const std::string& finalizer);
+
 /// The ResourceType of a built-in resource that must exist (e.g. "", "pods").
 ResourceType builtinType(const Api& api, const std::string& group, const std::string& resource);
 

@@ -41,27 +41,13 @@ void setCondition(json& status, const std::string& type, const std::string& valu
                         {"lastTransitionTime", now}});
 }
 
-bool hasTracking(const json& pod) {
-  const json& f = pod["metadata"].value("finalizers", json::array());
-  return std::find(f.begin(), f.end(), kTracking) != f.end();
-}
+bool hasTracking(const json& pod) { return hasFinalizer(pod, kTracking); }
 
-// Removes the job-tracking finalizer; a pod already deleted goes once nothing holds it.
-void dropTracking(Store& store, const std::string& ns, const std::string& name) {
-  (void)store.mutate(
-      "/pods", ns, name,
-      [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
-        if (!current) return current;
-        json next = *current;
-        json& f = next["metadata"]["finalizers"];
-        f.erase(std::remove(f.begin(), f.end(), kTracking), f.end());
-        if (f.empty()) next["metadata"].erase("finalizers");
-        if (next["metadata"].contains("deletionTimestamp") && f.empty() &&
-            next["metadata"].value("deletionGracePeriodSeconds", 0) == 0) {
-          return std::optional<json>();
-        }
-        return std::optional<json>(std::move(next));
-      });
+// Removes the job-tracking finalizer through the API, whose rules then delete a pod that was
+// only waiting for it.
+void dropTracking(Api& api, const std::string& ns, const std::string& name) {
+  updateObject(api, builtinType(api, "", "pods"), ns, name,
+               [](json& pod) { return removeFinalizer(pod, kTracking); });
 }
 
 std::string phaseOf(const json& pod) {
@@ -183,7 +169,7 @@ void JobController::releaseOrphans(const ObjectKey& key) {
                           ref.value("name", "") == key.name);
     }
     if (!orphan || !hasTracking(p)) continue;
-    dropTracking(api_.store(), key.ns, p["metadata"].value("name", ""));
+    dropTracking(api_, key.ns, p["metadata"].value("name", ""));
   }
 }
 
@@ -213,7 +199,7 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
   }
   auto releasePods = [&](const std::vector<json>& list) {
     for (const json& p : list) {
-      if (hasTracking(p)) dropTracking(api_.store(), key.ns, p["metadata"].value("name", ""));
+      if (hasTracking(p)) dropTracking(api_, key.ns, p["metadata"].value("name", ""));
     }
   };
 
