@@ -267,9 +267,9 @@ TEST(Kubelet, DeletionSendsTermThenKills) {
   const std::vector<
       std::tuple<std::string, std::string, std::chrono::milliseconds, std::chrono::milliseconds>>
       cases = {
-          {"polite", "trap 'exit 0' TERM; while true; do sleep 0.05; done",
+          {"polite", "trap 'exit 0' TERM; echo ready; while true; do sleep 0.05; done",
            std::chrono::milliseconds(0), std::chrono::milliseconds(900)},
-          {"stubborn", "trap '' TERM; while true; do sleep 0.05; done",
+          {"stubborn", "trap '' TERM; echo ready; while true; do sleep 0.05; done",
            std::chrono::milliseconds(900), std::chrono::milliseconds(4000)},
       };
   for (const auto& [name, script, atLeast, atMost] : cases) {
@@ -277,6 +277,9 @@ TEST(Kubelet, DeletionSendsTermThenKills) {
     pod["spec"]["terminationGracePeriodSeconds"] = 1;
     ASSERT_EQ(h.post(kPods, pod).status, 201);
     waitPhase(h, name, "Running");
+    // Running only means the shell started: delete once its trap is in place.
+    ASSERT_TRUE(
+        Harness::eventually([&] { return h.get(kPods + "/" + name + "/log").body == "ready\n"; }));
     const auto start = Clock::now();
     ASSERT_EQ(h.del(kPods + "/" + name).status, 200);
     EXPECT_TRUE(Harness::eventually([&] { return h.get(kPods + "/" + name).status == 404; }));
