@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hetbench/benchmark/spec.h"
+
+namespace hetbench::benchmark {
+
+/// Where a workload stands, read from its own status only.
+struct WorkloadState {
+  enum class Phase { kWaiting, kRunning, kSucceeded, kFailed };
+  Phase phase = Phase::kWaiting;
+  std::string reason;   // CamelCase, e.g. BackoffLimitExceeded, OOMKilled, Error
+  std::string message;  // for people, e.g. "container train exited with code 3"
+};
+
+/// Pod: status.phase (a failed pod's reason is its status.reason, else the first terminated
+/// container's reason with its exit code). Job: the Complete or Failed condition once True
+/// (so backoffLimit and podFailurePolicy are the Job controller's to apply); a Job that is not
+/// finished is Running once status.active or status.ready > 0. IPUJob: status.state
+/// (Completed, Failed with the Failed condition's reason and message, Running, Pending).
+WorkloadState workloadState(WorkloadKind kind, const nlohmann::json& object);
+
+/// Whether a unit's pods have started, and if not, why.
+struct StartCheck {
+  bool started = false;
+  std::string reason;  // when not started: Unschedulable, ImagePullBackOff, ErrImagePull,
+                       // CrashLoopBackOff, CreateContainerConfigError, ... or PodsNotStarted
+  std::string message;
+};
+
+/// Started when at least `expectedPods` pods are Running, Succeeded or Failed and none is
+/// stuck. A stuck pod (PodScheduled=False, or a container waiting in a reason other than
+/// ContainerCreating/PodInitializing) gives the reason, Unschedulable first, then image pull
+/// errors, then CrashLoopBackOff, then any other waiting reason, with its message.
+StartCheck startCheck(const std::vector<nlohmann::json>& pods, std::int64_t expectedPods);
+
+}  // namespace hetbench::benchmark

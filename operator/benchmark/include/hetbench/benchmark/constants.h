@@ -1,0 +1,48 @@
+#pragma once
+
+#include <string_view>
+
+namespace hetbench::benchmark {
+
+inline constexpr std::string_view kGroup = "hetbench.io";
+inline constexpr std::string_view kVersion = "v1alpha1";
+inline constexpr std::string_view kApiVersion = "hetbench.io/v1alpha1";
+inline constexpr std::string_view kKind = "BenchmarkRun";
+inline constexpr std::string_view kPlural = "benchmarkruns";
+
+/// Labels on every workload object (and on the pods of Job and IPUJob templates).
+inline constexpr std::string_view kRunLabel = "hetbench.io/run";  // the run's name
+inline constexpr std::string_view kTrialLabel = "hetbench.io/trial";
+inline constexpr std::string_view kRepetitionLabel = "hetbench.io/repetition";
+inline constexpr std::string_view kIdLabel = "hetbench.io/id";  // shortId of the run's uid
+inline constexpr std::string_view kRetainedLabel = "hetbench.io/retained";
+inline constexpr std::string_view kBenchmarkLabel = "hetbench.io/benchmark";
+inline constexpr std::string_view kSystemLabel = "hetbench.io/system";
+
+/// On the run: the spec the controller accepted, as JSON, so that a later edit cannot change
+/// a run that has started (only `suspend` may change).
+inline constexpr std::string_view kAcceptedSpecAnnotation = "hetbench.io/accepted-spec";
+/// On a retained workload: when it failed (RFC 3339), for retainFor and maxRetained.
+inline constexpr std::string_view kFailedAtAnnotation = "hetbench.io/failed-at";
+
+/// Makes deleting a run stop its log streams and delete all its workloads first.
+inline constexpr std::string_view kFinalizer = "hetbench.io/cleanup";
+
+/// Environment given to every benchmark container.
+inline constexpr std::string_view kEnvRun = "HETBENCH_RUN";
+inline constexpr std::string_view kEnvTrial = "HETBENCH_TRIAL";
+inline constexpr std::string_view kEnvRepetition = "HETBENCH_REPETITION";
+inline constexpr std::string_view kEnvSystem = "HETBENCH_SYSTEM";
+/// Multi-node runs: the rank-0 pod's address and the rendezvous port, the number of pods and
+/// each pod's rank (the Indexed Job's completion index).
+inline constexpr std::string_view kEnvMasterAddr = "MASTER_ADDR";
+inline constexpr std::string_view kEnvMasterPort = "MASTER_PORT";
+inline constexpr std::string_view kEnvWorldSize = "WORLD_SIZE";
+inline constexpr std::string_view kEnvRank = "RANK";
+inline constexpr int kMasterPort = 29500;
+
+/// The most (trial, repetition) units one run may plan, so that its status stays far below
+/// etcd's object size limit.
+inline constexpr std::size_t kMaxUnits = 1000;
+
+}  // namespace hetbench::benchmark

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetbench/common/status.h"
+
+namespace hetbench::benchmark {
+
+/// The benchmarks hetbench knows how to launch and parse; kCustom runs any image.
+enum class Benchmark { kResnet50, kCosmoflow, kDeepcam, kCustom };
+
+/// The workload kinds whose completion hetbench reads from their own status.
+enum class WorkloadKind { kPod, kJob, kIpuJob };
+
+/// "resnet50", "Pod", ...; the spellings of the CRD.
+std::string toString(Benchmark b);
+std::string toString(WorkloadKind k);
+
+/// What hetbench does with a trial's workload once the trial ends.
+enum class CleanupAction { kDelete, kRetain };
+
+struct Cleanup {
+  CleanupAction onSuccess = CleanupAction::kDelete;
+  CleanupAction onFailure = CleanupAction::kRetain;
+  std::chrono::nanoseconds retainFor = std::chrono::hours(24);
+  std::int64_t maxRetained = 10;
+};
+
+/// One matrix parameter with its values in the order the spec lists them (integers become
+/// their decimal text).
+struct MatrixParameter {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+/// The run-level part of a BenchmarkRun spec. The workload (or template) stays JSON here:
+/// `$(params.NAME)` references are substituted per trial before it is parsed (render.h).
+struct RunSpec {
+  Benchmark benchmark = Benchmark::kCustom;
+  std::string system;
+  std::optional<nlohmann::json> workload;  // exactly one of workload and templ
+  std::optional<nlohmann::json> templ;     // spec.template
+  std::vector<MatrixParameter> matrix;     // sorted by name (the product's order)
+  std::int64_t repetitions = 1;
+  std::int64_t parallelism = 1;
+  std::chrono::nanoseconds timeLimit = std::chrono::hours(2);
+  std::chrono::nanoseconds startTimeout = std::chrono::minutes(10);
+  bool suspend = false;
+  Cleanup cleanup;
+  nlohmann::json metrics = nlohmann::json::array();     // for the results module
+  nlohmann::json references = nlohmann::json::object();  // for the results module
+};
+
+/// Parses and validates `spec` of a BenchmarkRun: what the CRD schema enforces is checked
+/// again (a run may come from a cluster whose CRD is older), plus what it cannot express:
+/// exactly one of workload and template, every `$(params.NAME)` naming a matrix parameter,
+/// matrix lists that are non-empty and free of duplicates, durations that parse, at most
+/// kMaxUnits trials × repetitions. Errors are Invalid, one cause per problem, each naming its
+/// field as `spec.matrix.gpus[1]` does, in the order of the spec.
+common::Result<RunSpec> parseRunSpec(const nlohmann::json& spec);
+
+}  // namespace hetbench::benchmark
