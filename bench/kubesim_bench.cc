@@ -12,6 +12,7 @@
 #include "testing/harness.h"
 
 namespace common = hetbench::common;
+namespace http = hetbench::http;
 namespace kubesim = hetbench::kubesim;
 using hetbench::bench::Clock;
 using hetbench::bench::residentKiB;
@@ -39,7 +40,7 @@ void benchRequests(Harness& h, std::int64_t requests, std::int64_t clients) {
   std::vector<std::thread> threads;
   for (std::int64_t c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      auto conn = kubesim::http::testing::TestConnection::connect(h.port());
+      auto conn = http::testing::TestConnection::connect(h.port());
       const std::int64_t mine = requests / clients + (c < requests % clients ? 1 : 0);
       for (std::int64_t i = 0; i < mine; ++i) {
         if (!conn || !conn->sendAll(request)) {
@@ -65,7 +66,7 @@ void benchWatch(Harness& h, std::int64_t watchers, std::int64_t events) {
   h.post("/api/v1/namespaces",
          {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "watched"}}}});
   const std::uint64_t from = h.api().store().currentVersion();
-  std::vector<std::unique_ptr<kubesim::http::testing::TestConnection>> streams;
+  std::vector<std::unique_ptr<http::testing::TestConnection>> streams;
   for (std::int64_t w = 0; w < watchers; ++w) {
     kubesim::testing::Response head;
     streams.push_back(h.stream(

@@ -73,8 +73,8 @@ TEST(KubeconfigEndToEnd, ExecPluginTokenOverHttps) {
 // Verifies a kubeconfig with a client certificate and key as data, with no token at all.
 TEST(KubeconfigEndToEnd, ClientCertificateOverHttps) {
   Harness h(tlsWithToken("unused-token"));
-  common::Result<kubesim::http::ClientCertificate> cert =
-      kubesim::http::generateClientCertificate(h.certificate(), "operator", {"hetbench"});
+  common::Result<http::ClientCertificate> cert =
+      http::generateClientCertificate(h.certificate(), "operator", {"hetbench"});
   ASSERT_TRUE(cert.isOk());
   TempDir dir;
   const std::string path = dir.write(

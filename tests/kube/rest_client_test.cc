@@ -238,8 +238,8 @@ TEST(RestClient, TlsWithClientCertificate) {
   options.tls = true;
   options.token = "required";
   Fixture f(options);
-  common::Result<kubesim::http::ClientCertificate> cert =
-      kubesim::http::generateClientCertificate(f.harness.certificate(), "operator", {"hetbench"});
+  common::Result<http::ClientCertificate> cert =
+      http::generateClientCertificate(f.harness.certificate(), "operator", {"hetbench"});
   ASSERT_TRUE(cert.isOk());
   RestConfig config;
   config.server = "https://127.0.0.1:" + std::to_string(f.harness.port());

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "hetbench/common/status.h"
-#include "http/tls.h"
+#include "hetbench/http/tls.h"
 
 namespace hetbench::kubesim {
 

@@ -11,11 +11,12 @@
 #include "cluster/cluster.h"
 #include "hetbench/common/flags.h"
 #include "hetbench/common/logging.h"
-#include "http/server.h"
+#include "hetbench/http/server.h"
 #include "kubeconfig.h"
 #include "server/http_api.h"
 
 namespace common = hetbench::common;
+namespace http = hetbench::http;
 namespace kubesim = hetbench::kubesim;
 using namespace std::chrono_literals;
 
@@ -115,16 +116,16 @@ int main(int argc, char** argv) {
       std::chrono::duration_cast<std::chrono::milliseconds>(bookmarkInterval);
   kubesim::ApiServer api(cluster.api(), apiOptions, &cluster.kubelet());
 
-  kubesim::http::ServerOptions serverOptions;
+  http::ServerOptions serverOptions;
   serverOptions.host = host;
   serverOptions.port = static_cast<std::uint16_t>(port);
   kubesim::KubeconfigSpec kubeconfig;
   if (tls) {
-    common::Result<kubesim::http::ServingCertificate> cert =
-        kubesim::http::generateServingCertificate({"localhost", "kubesim"}, {"127.0.0.1"});
+    common::Result<http::ServingCertificate> cert =
+        http::generateServingCertificate({"localhost", "kubesim"}, {"127.0.0.1"});
     if (!cert.isOk()) return fail(cert.status().message());
-    common::Result<kubesim::http::ClientCertificate> client =
-        kubesim::http::generateClientCertificate(*cert, "kubesim-admin", {"system:masters"});
+    common::Result<http::ClientCertificate> client =
+        http::generateClientCertificate(*cert, "kubesim-admin", {"system:masters"});
     if (!client.isOk()) return fail(client.status().message());
     kubeconfig.caPem = cert->caCertPem;
     kubeconfig.clientCertPem = client->certPem;
@@ -132,9 +133,10 @@ int main(int argc, char** argv) {
     serverOptions.clientCaPem = cert->caCertPem;
     serverOptions.tls = std::move(*cert);
   }
-  common::Result<std::unique_ptr<kubesim::http::Server>> server = kubesim::http::Server::start(
-      serverOptions, [&api](const kubesim::http::Request& request,
-                            kubesim::http::ResponseWriter& out) { api.handle(request, out); });
+  common::Result<std::unique_ptr<http::Server>> server = http::Server::start(
+      serverOptions, [&api](const http::Request& request, http::ResponseWriter& out) {
+        api.handle(request, out);
+      });
   if (!server.isOk()) return fail("cannot listen on " + listen + ": " + server.status().message());
   const std::string address = host + ":" + std::to_string((*server)->port());
   api.setAdvertiseAddress(address);

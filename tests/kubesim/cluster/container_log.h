@@ -11,7 +11,7 @@
 
 #include "hetbench/common/clock.h"
 #include "hetbench/common/status.h"
-#include "http/server.h"
+#include "hetbench/http/server.h"
 
 namespace hetbench::kubesim {
 

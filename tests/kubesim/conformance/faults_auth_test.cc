@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "conformance/status_util.h"
-#include "http/tls.h"
+#include "hetbench/http/tls.h"
 #include "testing/harness.h"
 
 namespace hetbench::kubesim::testing {

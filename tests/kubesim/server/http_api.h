@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "http/server.h"
+#include "hetbench/http/server.h"
 #include "server/api.h"
 #include "server/faults.h"
 #include "server/pod_logs.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "hetbench/common/clock.h"
-#include "http/server.h"
+#include "hetbench/http/server.h"
 #include "server/api_error.h"
 
 namespace hetbench::kubesim {

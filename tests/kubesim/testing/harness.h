@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cluster/cluster.h"
-#include "http/server.h"
+#include "hetbench/http/server.h"
 #include "http/test_client.h"
 #include "server/http_api.h"
 

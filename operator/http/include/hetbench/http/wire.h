@@ -1,15 +1,15 @@
 #pragma once
 
 // The HTTP/1.1 wire format as the server reads and writes it: case-insensitive header handling,
-// token syntax (RFC 9110), reason phrases, dates, and the request-target split. Private to
-// kubesim_http.
+// token syntax (RFC 9110), reason phrases, dates, and the request-target split. Internal to
+// hetbench::http.
 
 #include <string>
 #include <string_view>
 
-#include "http/server.h"
+#include "hetbench/http/server.h"
 
-namespace hetbench::kubesim::http::wire {
+namespace hetbench::http::wire {
 
 char lower(char c);
 std::string lowerCase(std::string_view text);
@@ -33,4 +33,4 @@ bool bodyForbidden(int status);
 /// Splits a request-target into path and query; the absolute form loses scheme and authority.
 void splitTarget(std::string_view target, Request& request);
 
-}  // namespace hetbench::kubesim::http::wire
+}  // namespace hetbench::http::wire

@@ -1,4 +1,4 @@
-#include "http/transport.h"
+#include "hetbench/http/transport.h"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "http/openssl_util.h"
+#include "hetbench/http/openssl_util.h"
 
-namespace hetbench::kubesim::http::detail {
+namespace hetbench::http::detail {
 namespace {
 
 class PlainTransport : public Transport {
@@ -189,7 +189,7 @@ common::Result<std::unique_ptr<TlsContext>> createContext(const ServingCertifica
     return ossl::error("using the serving key");
   }
   // Session resumption with client verification needs a session id context.
-  static constexpr unsigned char kSessionContext[] = "kubesim";
+  static constexpr unsigned char kSessionContext[] = "hetbench";
   if (SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof(kSessionContext) - 1) !=
       1) {
     return ossl::error("SSL_CTX_set_session_id_context");
@@ -215,4 +215,4 @@ common::Result<std::unique_ptr<TlsContext>> TlsContext::create(const ServingCert
   return result;
 }
 
-}  // namespace hetbench::kubesim::http::detail
+}  // namespace hetbench::http::detail

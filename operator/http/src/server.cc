@@ -1,4 +1,4 @@
-#include "http/server.h"
+#include "hetbench/http/server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -23,10 +23,10 @@
 #include <mutex>
 #include <thread>
 
-#include "http/transport.h"
-#include "http/wire.h"
+#include "hetbench/http/transport.h"
+#include "hetbench/http/wire.h"
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 namespace {
 
 using namespace wire;
@@ -669,4 +669,4 @@ common::Result<std::unique_ptr<Server>> Server::start(ServerOptions options, Han
   }
 }
 
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

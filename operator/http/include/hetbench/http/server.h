@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "hetbench/common/status.h"
-#include "http/tls.h"
+#include "hetbench/http/tls.h"
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -62,7 +62,8 @@ struct ServerOptions {
   std::size_t maxConnections = 1024;
 };
 
-/// A thread-per-connection HTTP/1.1 server with keep-alive, for kubesim only.
+/// A thread-per-connection HTTP/1.1 server with keep-alive: kubesim's API server and the
+/// operator's probe and log endpoints. maxConnections bounds its threads.
 class Server {
  public:
   virtual ~Server() = default;
@@ -76,4 +77,4 @@ class Server {
 /// Percent-decodes a URL component ('+' stays '+' unless plusIsSpace).
 std::string percentDecode(std::string_view text, bool plusIsSpace);
 
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

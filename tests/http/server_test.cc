@@ -1,4 +1,4 @@
-#include "http/server.h"
+#include "hetbench/http/server.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "http/test_client.h"
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 namespace {
 
 using namespace std::chrono_literals;
@@ -444,4 +444,4 @@ TEST(Server, BusyPortIsAnError) {
 }
 
 }  // namespace
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

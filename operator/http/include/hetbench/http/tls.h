@@ -5,7 +5,7 @@
 
 #include "hetbench/common/status.h"
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 
 /// PEM material of a serving certificate and the CA that signed it.
 struct ServingCertificate {
@@ -31,4 +31,4 @@ common::Result<ClientCertificate> generateClientCertificate(const ServingCertifi
                                                             const std::string& user,
                                                             const std::vector<std::string>& groups);
 
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

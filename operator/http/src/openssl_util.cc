@@ -1,11 +1,11 @@
-#include "http/openssl_util.h"
+#include "hetbench/http/openssl_util.h"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
 #include <climits>
 
-namespace hetbench::kubesim::http::ossl {
+namespace hetbench::http::ossl {
 namespace {
 
 common::Result<BioPtr> memoryBio(std::string_view text) {
@@ -101,4 +101,4 @@ std::vector<std::string> nameEntries(const X509_NAME* name, int nid) {
   return values;
 }
 
-}  // namespace hetbench::kubesim::http::ossl
+}  // namespace hetbench::http::ossl

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "hetbench/common/status.h"
-#include "http/tls.h"
+#include "hetbench/http/tls.h"
 
-namespace hetbench::kubesim::http::detail {
+namespace hetbench::http::detail {
 
 /// A connected stream used by exactly one connection thread. The socket itself stays owned by
 /// the server, which may shut it down from another thread to interrupt blocked calls.
@@ -46,4 +46,4 @@ class TlsContext {
   virtual std::unique_ptr<Transport> accept(int fd, PeerIdentity& identity) = 0;
 };
 
-}  // namespace hetbench::kubesim::http::detail
+}  // namespace hetbench::http::detail

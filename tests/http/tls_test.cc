@@ -1,4 +1,4 @@
-#include "http/tls.h"
+#include "hetbench/http/tls.h"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -15,11 +15,11 @@
 #include <memory>
 #include <string>
 
-#include "http/openssl_util.h"
-#include "http/server.h"
+#include "hetbench/http/openssl_util.h"
+#include "hetbench/http/server.h"
 #include "http/test_client.h"
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 namespace {
 
 using namespace std::chrono_literals;
@@ -363,4 +363,4 @@ TEST(TlsServer, CurlInterop) {
 }
 
 }  // namespace
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

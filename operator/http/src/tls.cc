@@ -1,4 +1,4 @@
-#include "http/tls.h"
+#include "hetbench/http/tls.h"
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "http/openssl_util.h"
+#include "hetbench/http/openssl_util.h"
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 namespace {
 
 using ossl::Deleter;
@@ -144,7 +144,7 @@ common::Result<ServingCertificate> generateServing(const std::vector<std::string
                                                    const std::vector<std::string>& ipAddresses) {
   HETBENCH_ASSIGN_OR_RETURN(PkeyPtr caKey, generateKey());
   HETBENCH_ASSIGN_OR_RETURN(X509Ptr ca, newCertificate(caKey.get()));
-  HETBENCH_RETURN_IF_ERROR(addNameEntry(X509_get_subject_name(ca.get()), "CN", "kubesim-ca"));
+  HETBENCH_RETURN_IF_ERROR(addNameEntry(X509_get_subject_name(ca.get()), "CN", "hetbench-ca"));
   if (X509_set_issuer_name(ca.get(), X509_get_subject_name(ca.get())) != 1) {
     return ossl::error("X509_set_issuer_name");
   }
@@ -157,7 +157,7 @@ common::Result<ServingCertificate> generateServing(const std::vector<std::string
 
   HETBENCH_ASSIGN_OR_RETURN(PkeyPtr key, generateKey());
   HETBENCH_ASSIGN_OR_RETURN(X509Ptr cert, newLeaf(ca.get(), key.get(), "serverAuth"));
-  const std::string commonName = dnsNames.empty() ? "kubesim" : dnsNames.front();
+  const std::string commonName = dnsNames.empty() ? "hetbench" : dnsNames.front();
   HETBENCH_RETURN_IF_ERROR(addNameEntry(X509_get_subject_name(cert.get()), "CN", commonName));
   HETBENCH_RETURN_IF_ERROR(addSubjectAltNames(cert.get(), dnsNames, ipAddresses));
   HETBENCH_RETURN_IF_ERROR(sign(cert.get(), caKey.get()));
@@ -223,4 +223,4 @@ common::Result<ClientCertificate> generateClientCertificate(
   }
 }
 
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

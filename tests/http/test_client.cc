@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <fstream>
 
-namespace hetbench::kubesim::http::testing {
+namespace hetbench::http::testing {
 namespace {
 
 int connectSocket(std::uint16_t port) {
@@ -261,4 +261,4 @@ int threadCount() {
   return -1;
 }
 
-}  // namespace hetbench::kubesim::http::testing
+}  // namespace hetbench::http::testing

@@ -15,7 +15,7 @@
 
 #include "hetbench/common/status.h"
 
-namespace hetbench::kubesim::http::ossl {
+namespace hetbench::http::ossl {
 
 template <auto Free>
 struct Deleter {
@@ -49,4 +49,4 @@ common::Result<std::string> privateKeyPem(EVP_PKEY* key);
 /// The UTF-8 values of every `nid` entry of a name (e.g. NID_organizationName), in order.
 std::vector<std::string> nameEntries(const X509_NAME* name, int nid);
 
-}  // namespace hetbench::kubesim::http::ossl
+}  // namespace hetbench::http::ossl

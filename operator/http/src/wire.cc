@@ -1,9 +1,9 @@
-#include "http/wire.h"
+#include "hetbench/http/wire.h"
 
 #include <cstdio>
 #include <ctime>
 
-namespace hetbench::kubesim::http {
+namespace hetbench::http {
 namespace wire {
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -207,4 +207,4 @@ std::string percentDecode(std::string_view text, bool plusIsSpace) {
   return out;
 }
 
-}  // namespace hetbench::kubesim::http
+}  // namespace hetbench::http

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "http/openssl_util.h"
+#include "hetbench/http/openssl_util.h"
 
-namespace hetbench::kubesim::http::testing {
+namespace hetbench::http::testing {
 
 /// Bounds every blocking call of a test.
 inline constexpr std::chrono::seconds kTimeout{10};
@@ -113,4 +113,4 @@ class Mailbox {
   std::deque<T> values_;
 };
 
-}  // namespace hetbench::kubesim::http::testing
+}  // namespace hetbench::http::testing
