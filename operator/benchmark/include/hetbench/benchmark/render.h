@@ -78,22 +78,32 @@ struct RenderedUnit {
   std::int64_t expectedPods = 1;  // pods that must run before the unit counts as started
 };
 
-/// The run's id: five characters of kShortIdAlphabet derived from its uid, so that a
-/// restarted operator computes the same names and two runs of one name never share them.
+/// The run's id: five characters of kShortIdAlphabet derived from its uid (FNV-1a, 64 bit, read
+/// as base-27 digits), so that a restarted operator computes the same names and two runs of one
+/// name almost never share them. Changing the hash renames the workloads of running runs.
 std::string runId(const std::string& uid);
 
-/// `<run>-t<trial>-r<repetition>-<runId>`, at most 56 characters (a Job's pods append
-/// `-<index>` and must stay a DNS label), the run's name truncated and dots made dashes.
+/// `<run>-t<trial>-r<repetition>-<runId>`, at most 56 characters (an Indexed Job's pod hostnames
+/// append `-<index>` and must stay DNS labels): the run's name lower-cased with dots (and any
+/// other character outside [a-z0-9-]) made dashes, truncated, with no dash at either end, and
+/// `r` put first when it starts with a digit, since a Service name must start with a letter.
 std::string unitName(const RunRef& run, const Unit& unit);
 
 /// Renders a unit: substitutes the unit's parameters into spec.workload or spec.template,
 /// parses it, and builds the object with the unit's name, namespace, the labels of
 /// constants.h (also on pod templates), an ownerReference to the run (controller: true,
-/// blockOwnerDeletion: true), the HETBENCH_* environment and, for nodes > 1, an Indexed Job
+/// blockOwnerDeletion: true). A structured workload's one container, `benchmark`, gets the
+/// HETBENCH_* environment before the user's and, for a Job with nodes > 1, an Indexed Job
 /// (completions = parallelism = nodes) whose pods get MASTER_ADDR (rank 0's hostname in the
-/// Service's subdomain), MASTER_PORT, WORLD_SIZE and RANK (the completion index).
-/// A template must be a v1 Pod, a batch/v1 Job or a graphcore.ai/v1alpha1 IPUJob; a Pod
-/// template without restartPolicy gets Never, and Always is Invalid (the pod would never end).
+/// Service's subdomain), MASTER_PORT, WORLD_SIZE and RANK (the completion index). An IPUJob has
+/// one job instance per node and no IPU limit on its container: the IPU operator asks for each
+/// instance's partition.
+/// A template must be a v1 Pod, a batch/v1 Job or a graphcore.ai/v1alpha1 IPUJob. It is kept as
+/// written but for its metadata (only the user's labels and annotations survive) and status; a
+/// Pod template without restartPolicy gets Never, and Always is Invalid (the pod would never
+/// end). Its expectedPods: 1 for a Pod, a Job's parallelism (default 1, at most its
+/// completions), an IPUJob's jobInstances.
+/// A run name longer than 63 characters is Invalid: it is the value of the run label.
 common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, const Unit& unit);
 
 }  // namespace hetbench::benchmark

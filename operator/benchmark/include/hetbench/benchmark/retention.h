@@ -16,12 +16,13 @@ struct RetainedWorkload {
 };
 
 struct RetentionPlan {
-  std::vector<std::string> remove;             // expired or beyond maxRetained
+  std::vector<std::string> remove;             // expired or beyond maxRetained, oldest first
   std::optional<common::WallTime> nextExpiry;  // of the ones kept, the earliest
 };
 
 /// Which retained workloads go now: those failed retainFor ago or longer, and beyond the
-/// maxRetained newest, the oldest (ties broken by name, so the answer is repeatable).
+/// maxRetained newest, the oldest (of equal failure times, the first by name counts as older,
+/// so the answer is repeatable). A retainFor too long to represent never expires.
 RetentionPlan planRetention(std::vector<RetainedWorkload> retained, common::WallTime now,
                             const Cleanup& cleanup);
 

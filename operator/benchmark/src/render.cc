@@ -1,0 +1,848 @@
+#include "hetbench/benchmark/render.h"
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "hetbench/benchmark/constants.h"
+#include "hetbench/common/ids.h"
+#include "json_fields.h"
+
+namespace hetbench::benchmark {
+namespace {
+
+using common::StatusCause;
+using internal::member;
+using nlohmann::json;
+
+constexpr std::string_view kNvidiaGpu = "nvidia.com/gpu";
+constexpr std::string_view kAmdGpu = "amd.com/gpu";
+constexpr std::string_view kIpu = "graphcore.ai/ipu";
+constexpr std::string_view kNoAccelerator = "none";
+constexpr std::string_view kNvidiaProductLabel = "nvidia.com/gpu.product";
+constexpr std::string_view kAmdProductLabel = "amd.com/gpu.product-name";
+constexpr std::string_view kContainerName = "benchmark";
+constexpr std::string_view kCompletionIndexField =
+    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
+constexpr std::size_t kMaxUnitNameLength = 56;
+constexpr std::size_t kMaxLabelValueLength = 63;
+constexpr std::size_t kRunIdLength = 5;
+
+struct KindInfo {
+  WorkloadKind kind;
+  std::string_view name;
+  std::string_view apiVersion;
+};
+constexpr std::array<KindInfo, 3> kKinds = {{
+    {WorkloadKind::kPod, "Pod", "v1"},
+    {WorkloadKind::kJob, "Job", "batch/v1"},
+    {WorkloadKind::kIpuJob, "IPUJob", "graphcore.ai/v1alpha1"},
+}};
+
+const KindInfo* kindNamed(std::string_view name) {
+  for (const KindInfo& k : kKinds) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+const KindInfo& infoOf(WorkloadKind kind) {
+  for (const KindInfo& k : kKinds) {
+    if (k.kind == kind) return k;
+  }
+  return kKinds[0];
+}
+
+// Field errors worded as Kubernetes' field.Error prints them, so that a run rejected here reads
+// like one the API server rejected.
+
+// A value as Go's %q shows it (bytes from 0x80 up pass through).
+std::string goQuote(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      std::array<char, 5> hex{};
+      std::snprintf(hex.data(), hex.size(), "\\x%02x", c);
+      out += hex.data();
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string shown(const json& value) {
+  if (value.is_string()) return goQuote(value.get_ref<const std::string&>());
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string typeName(const json& value) {
+  if (value.is_number_integer()) return "integer";
+  if (value.is_number()) return "number";
+  return value.type_name();
+}
+
+StatusCause requiredCause(std::string field, std::string_view detail = {}) {
+  std::string message = "Required value";
+  if (!detail.empty()) message += ": " + std::string(detail);
+  return {std::move(field), "FieldValueRequired", std::move(message)};
+}
+
+StatusCause invalidCause(std::string field, const json& value, std::string_view detail) {
+  return {std::move(field), "FieldValueInvalid",
+          "Invalid value: " + shown(value) + ": " + std::string(detail)};
+}
+
+// The OpenAPI validator's wording, as for a CRD field of the wrong type.
+StatusCause typeCause(std::string field, const json& value, std::string_view type) {
+  const std::string got = goQuote(typeName(value));
+  std::string message = "Invalid value: " + got + ": " + field + " in body must be of type " +
+                        std::string(type) + ": " + got;
+  return {std::move(field), "FieldValueTypeInvalid", std::move(message)};
+}
+
+StatusCause notSupportedCause(std::string field, const json& value,
+                              const std::vector<std::string_view>& supported) {
+  std::string message = "Unsupported value: " + shown(value) + ": supported values: ";
+  for (std::size_t i = 0; i < supported.size(); ++i) {
+    if (i > 0) message += ", ";
+    message += goQuote(supported[i]);
+  }
+  return {std::move(field), "FieldValueNotSupported", std::move(message)};
+}
+
+StatusCause forbiddenCause(std::string field, std::string_view detail) {
+  return {std::move(field), "FieldValueForbidden", "Forbidden: " + std::string(detail)};
+}
+
+StatusCause duplicateCause(std::string field, const json& value) {
+  return {std::move(field), "FieldValueDuplicate", "Duplicate value: " + shown(value)};
+}
+
+common::Status invalidFields(const std::string& path, std::vector<StatusCause> causes) {
+  return common::invalidError(path + " is invalid", std::move(causes));
+}
+
+std::string indexed(const std::string& field, std::size_t i) {
+  return field + "[" + std::to_string(i) + "]";
+}
+
+// Reads typed fields and collects a cause for every problem rather than stopping at the first.
+// Each reader takes a value that is present (not null) and answers nullopt after adding a cause.
+class FieldReader {
+ public:
+  std::vector<StatusCause>& causes() { return causes_; }
+  void add(StatusCause cause) { causes_.push_back(std::move(cause)); }
+
+  bool object(const json& v, const std::string& field) {
+    if (v.is_object()) return true;
+    add(typeCause(field, v, "object"));
+    return false;
+  }
+
+  bool array(const json& v, const std::string& field) {
+    if (v.is_array()) return true;
+    add(typeCause(field, v, "array"));
+    return false;
+  }
+
+  std::optional<std::string> string(const json& v, const std::string& field) {
+    if (v.is_string()) return v.get<std::string>();
+    add(typeCause(field, v, "string"));
+    return std::nullopt;
+  }
+
+  std::optional<bool> boolean(const json& v, const std::string& field) {
+    if (v.is_boolean()) return v.get<bool>();
+    add(typeCause(field, v, "boolean"));
+    return std::nullopt;
+  }
+
+  // A string that must not be empty.
+  std::optional<std::string> name(const json& v, const std::string& field) {
+    std::optional<std::string> s = string(v, field);
+    if (s && s->empty()) {
+      add(requiredCause(field));
+      return std::nullopt;
+    }
+    return s;
+  }
+
+  std::optional<std::string> oneOf(const json& v, const std::string& field,
+                                   const std::vector<std::string_view>& supported) {
+    std::optional<std::string> s = string(v, field);
+    if (!s) return std::nullopt;
+    for (std::string_view allowed : supported) {
+      if (*s == allowed) return s;
+    }
+    add(notSupportedCause(field, v, supported));
+    return std::nullopt;
+  }
+
+  // An int-or-string field: an integer, or a string of decimal digits.
+  std::optional<std::int64_t> integer(const json& v, const std::string& field,
+                                      std::int64_t minimum) {
+    std::int64_t n = 0;
+    if (v.is_number_unsigned() &&
+        v.get<std::uint64_t>() >
+            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      add(invalidCause(field, v, "must be no more than 9223372036854775807"));
+      return std::nullopt;
+    }
+    if (v.is_number_integer()) {
+      n = v.get<std::int64_t>();
+    } else if (v.is_string()) {
+      const std::string& s = v.get_ref<const std::string&>();
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) {
+        add(invalidCause(field, v, "must be an integer or a string of decimal digits"));
+        return std::nullopt;
+      }
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+      if (ec != std::errc()) {
+        add(invalidCause(field, v, "must be no more than 9223372036854775807"));
+        return std::nullopt;
+      }
+    } else {
+      add(typeCause(field, v, "integer or string"));
+      return std::nullopt;
+    }
+    if (n < minimum) {
+      add(invalidCause(field, n, "must be greater than or equal to " + std::to_string(minimum)));
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  std::optional<std::vector<std::string>> strings(const json& v, const std::string& field) {
+    if (!array(v, field)) return std::nullopt;
+    std::vector<std::string> out;
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      std::optional<std::string> s = string(v[i], indexed(field, i));
+      if (s) out.push_back(std::move(*s));
+      ok = ok && s.has_value();
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+  // An object whose values satisfy `valueOk` (else a type cause naming `type`).
+  template <typename Pred>
+  bool mapOf(const json& v, const std::string& field, Pred valueOk, std::string_view type) {
+    if (!object(v, field)) return false;
+    bool ok = true;
+    for (const auto& [key, value] : v.items()) {
+      if (valueOk(value)) continue;
+      add(typeCause(field + "[" + key + "]", value, type));
+      ok = false;
+    }
+    return ok;
+  }
+
+  // An array of objects.
+  bool objects(const json& v, const std::string& field) {
+    if (!array(v, field)) return false;
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) ok = object(v[i], indexed(field, i)) && ok;
+    return ok;
+  }
+
+ private:
+  std::vector<StatusCause> causes_;
+};
+
+bool isString(const json& v) { return v.is_string(); }
+bool isIntOrString(const json& v) { return v.is_number_integer() || v.is_string(); }
+
+// Reads the accelerator's own fields; false when one of them is wrong.
+bool parseAccelerator(FieldReader& r, const json& a, const std::string& field, Accelerator& out) {
+  if (!r.object(a, field)) return false;
+  bool ok = true;
+  if (const json& v = member(a, "resource"); !v.is_null()) {
+    std::optional<std::string> s =
+        r.oneOf(v, field + ".resource", {kNvidiaGpu, kAmdGpu, kIpu, kNoAccelerator});
+    if (s) out.resource = *s == kNoAccelerator ? "" : *s;
+    ok = ok && s.has_value();
+  }
+  if (const json& v = member(a, "count"); !v.is_null()) {
+    std::optional<std::int64_t> n = r.integer(v, field + ".count", 0);
+    if (n) out.count = *n;
+    ok = ok && n.has_value();
+  }
+  if (const json& v = member(a, "product"); !v.is_null()) {
+    std::optional<std::string> s = r.string(v, field + ".product");
+    if (s) out.product = *s;
+    ok = ok && s.has_value();
+  }
+  return ok;
+}
+
+// The accelerator's rules that involve the workload's kind.
+void checkAccelerator(FieldReader& r, const Workload& w, const std::string& field) {
+  const Accelerator& a = w.accelerator;
+  const json resource = a.resource.empty() ? json(kNoAccelerator) : json(a.resource);
+  if (a.resource.empty() && a.count > 0) {
+    r.add(invalidCause(field + ".count", a.count, "must be 0 when accelerator.resource is none"));
+  }
+  if (!a.product.empty() && a.resource != kNvidiaGpu && a.resource != kAmdGpu) {
+    r.add(forbiddenCause(field + ".product",
+                         "only nvidia.com/gpu and amd.com/gpu nodes carry a product label"));
+  }
+  if (w.kind != WorkloadKind::kIpuJob) return;
+  if (a.resource != kIpu) {
+    r.add(invalidCause(field + ".resource", resource, "kind IPUJob needs graphcore.ai/ipu"));
+  } else if (a.count < 1) {
+    r.add(invalidCause(field + ".count", a.count,
+                       "must be greater than or equal to 1 for kind IPUJob"));
+  }
+}
+
+void parseEnv(FieldReader& r, const json& env, const std::string& field, Workload& out) {
+  if (!r.array(env, field)) return;
+  for (std::size_t i = 0; i < env.size(); ++i) {
+    const std::string at = indexed(field, i);
+    if (!r.object(env[i], at)) continue;
+    json var = json::object();
+    if (const json& v = member(env[i], "name"); v.is_null()) {
+      r.add(requiredCause(at + ".name"));
+    } else if (std::optional<std::string> name = r.name(v, at + ".name")) {
+      var["name"] = *name;
+    }
+    if (const json& v = member(env[i], "value"); !v.is_null()) {
+      if (std::optional<std::string> value = r.string(v, at + ".value")) var["value"] = *value;
+    }
+    if (const json& v = member(env[i], "valueFrom");
+        !v.is_null() && r.object(v, at + ".valueFrom")) {
+      var["valueFrom"] = v;
+    }
+    out.env.push_back(std::move(var));
+  }
+}
+
+void parseVolumes(FieldReader& r, const json& volumes, const std::string& field, Workload& out) {
+  if (!r.array(volumes, field)) return;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    const std::string at = indexed(field, i);
+    const json& item = volumes[i];
+    if (!r.object(item, at)) continue;
+    Volume volume;
+    bool ok = true;
+    for (const auto& [key, target] :
+         {std::pair{"name", &volume.name}, std::pair{"claimName", &volume.claimName},
+          std::pair{"mountPath", &volume.mountPath}}) {
+      const json& v = member(item, key);
+      std::optional<std::string> s;
+      if (v.is_null()) {
+        r.add(requiredCause(at + "." + key));
+      } else {
+        s = r.name(v, at + "." + key);
+      }
+      if (s) *target = *s;
+      ok = ok && s.has_value();
+    }
+    if (const json& v = member(item, "readOnly"); !v.is_null()) {
+      std::optional<bool> b = r.boolean(v, at + ".readOnly");
+      if (b) volume.readOnly = *b;
+      ok = ok && b.has_value();
+    }
+    if (!volume.name.empty() && !names.insert(volume.name).second) {
+      r.add(duplicateCause(at + ".name", volume.name));
+      ok = false;
+    }
+    if (ok) out.volumes.push_back(std::move(volume));
+  }
+}
+
+void parseTraining(FieldReader& r, const json& training, const std::string& field, Training& out) {
+  if (!r.object(training, field)) return;
+  for (const auto& [key, target] :
+       {std::pair{"batchSize", &out.batchSize}, std::pair{"epochs", &out.epochs},
+        std::pair{"stepsPerEpoch", &out.stepsPerEpoch}}) {
+    if (const json& v = member(training, key); !v.is_null()) {
+      *target = r.integer(v, field + "." + key, 1);
+    }
+  }
+  if (const json& v = member(training, "precision"); !v.is_null()) {
+    out.precision = r.oneOf(v, field + ".precision", {"fp32", "bf16", "fp16"}).value_or("");
+  }
+  if (const json& v = member(training, "data"); !v.is_null()) {
+    out.data = r.string(v, field + ".data").value_or("");
+  }
+}
+
+void parseResources(FieldReader& r, const json& resources, const std::string& field,
+                    Workload& out) {
+  if (!r.object(resources, field)) return;
+  json kept = json::object();
+  for (const char* key : {"requests", "limits"}) {
+    const json& v = member(resources, key);
+    if (v.is_null()) continue;
+    if (r.mapOf(v, field + "." + key, isIntOrString, "integer or string")) kept[key] = v;
+  }
+  out.resources = std::move(kept);
+}
+
+// ---- Rendering ----
+
+// What every object of one unit carries.
+struct UnitMeta {
+  std::string name;
+  std::string ns;
+  json labels;
+  json ownerReferences;
+};
+
+UnitMeta unitMeta(const RunRef& run, const RunSpec& spec, const Unit& unit) {
+  json labels = {{std::string(kRunLabel), run.name},
+                 {std::string(kTrialLabel), std::to_string(unit.trial)},
+                 {std::string(kRepetitionLabel), std::to_string(unit.repetition)},
+                 {std::string(kIdLabel), runId(run.uid)},
+                 {std::string(kBenchmarkLabel), toString(spec.benchmark)},
+                 {std::string(kSystemLabel), spec.system}};
+  json owner = {{"apiVersion", kApiVersion}, {"kind", kKind},
+                {"name", run.name},          {"uid", run.uid},
+                {"controller", true},        {"blockOwnerDeletion", true}};
+  return {unitName(run, unit), run.ns, std::move(labels), json::array({std::move(owner)})};
+}
+
+json objectMeta(const UnitMeta& m) {
+  return {{"name", m.name},
+          {"namespace", m.ns},
+          {"labels", m.labels},
+          {"ownerReferences", m.ownerReferences}};
+}
+
+json envVar(std::string_view name, std::string value) {
+  return {{"name", name}, {"value", std::move(value)}};
+}
+
+bool isGpu(const std::string& resource) { return resource == kNvidiaGpu || resource == kAmdGpu; }
+
+// The command line of hetbench-train when the workload does not give `args`:
+//   --model <benchmark> [--batch-size N] [--epochs N] [--steps-per-epoch N] [--precision P]
+//   [--data D] --device <cuda|cpu>
+// One flag per training field that is set. --device is cuda when NVIDIA or AMD GPUs are
+// allocated (PyTorch's ROCm build also calls its device cuda) and cpu without an accelerator;
+// IPU runs get no --device, as the IPU build of the program has only one device.
+std::vector<std::string> trainingArgs(Benchmark benchmark, const Workload& w) {
+  std::vector<std::string> args = {"--model", toString(benchmark)};
+  const Training& t = w.training;
+  for (const auto& [flag, value] :
+       {std::pair{"--batch-size", t.batchSize}, std::pair{"--epochs", t.epochs},
+        std::pair{"--steps-per-epoch", t.stepsPerEpoch}}) {
+    if (value) args.insert(args.end(), {flag, std::to_string(*value)});
+  }
+  if (!t.precision.empty()) args.insert(args.end(), {"--precision", t.precision});
+  if (!t.data.empty()) args.insert(args.end(), {"--data", t.data});
+  const Accelerator& a = w.accelerator;
+  if (a.resource == kIpu) return args;
+  args.insert(args.end(), {"--device", isGpu(a.resource) && a.count > 0 ? "cuda" : "cpu"});
+  return args;
+}
+
+json benchmarkContainer(const RunRef& run, const RunSpec& spec, const Unit& unit, const Workload& w,
+                        const std::string& name) {
+  json container = {{"name", kContainerName}, {"image", w.image}};
+  if (!w.imagePullPolicy.empty()) container["imagePullPolicy"] = w.imagePullPolicy;
+  if (w.command) container["command"] = *w.command;
+  if (w.args) {
+    container["args"] = *w.args;
+  } else if (spec.benchmark != Benchmark::kCustom) {
+    container["args"] = trainingArgs(spec.benchmark, w);
+  }
+
+  json env = json::array({envVar(kEnvRun, run.name), envVar(kEnvTrial, std::to_string(unit.trial)),
+                          envVar(kEnvRepetition, std::to_string(unit.repetition)),
+                          envVar(kEnvSystem, spec.system)});
+  if (w.kind == WorkloadKind::kJob && w.nodes > 1) {
+    env.push_back(envVar(kEnvMasterAddr, name + "-0." + name));
+    env.push_back(envVar(kEnvMasterPort, std::to_string(kMasterPort)));
+    env.push_back(envVar(kEnvWorldSize, std::to_string(w.nodes)));
+    env.push_back({{"name", kEnvRank},
+                   {"valueFrom", {{"fieldRef", {{"fieldPath", kCompletionIndexField}}}}}});
+  }
+  for (const json& var : w.env) env.push_back(var);
+  container["env"] = std::move(env);
+
+  json resources = w.resources.is_object() ? w.resources : json::object();
+  // The IPU operator asks for an IPUJob's partition itself.
+  const Accelerator& a = w.accelerator;
+  if (!a.resource.empty() && a.count > 0 && w.kind != WorkloadKind::kIpuJob) {
+    // Extended resources cannot be overcommitted: requests must equal limits.
+    resources["limits"][a.resource] = a.count;
+    resources["requests"][a.resource] = a.count;
+  }
+  if (!resources.empty()) container["resources"] = std::move(resources);
+
+  if (!w.volumes.empty()) {
+    json mounts = json::array();
+    for (const Volume& v : w.volumes) {
+      mounts.push_back({{"name", v.name}, {"mountPath", v.mountPath}, {"readOnly", v.readOnly}});
+    }
+    container["volumeMounts"] = std::move(mounts);
+  }
+  return container;
+}
+
+json podSpecOf(const RunRef& run, const RunSpec& spec, const Unit& unit, const Workload& w,
+               const std::string& name) {
+  json podSpec = {{"restartPolicy", "Never"},
+                  {"containers", json::array({benchmarkContainer(run, spec, unit, w, name)})}};
+  json selector = w.nodeSelector.is_object() ? w.nodeSelector : json::object();
+  const Accelerator& a = w.accelerator;
+  if (!a.product.empty()) {
+    selector[std::string(a.resource == kNvidiaGpu ? kNvidiaProductLabel : kAmdProductLabel)] =
+        a.product;
+  }
+  if (!selector.empty()) podSpec["nodeSelector"] = std::move(selector);
+  if (w.tolerations.is_array() && !w.tolerations.empty()) podSpec["tolerations"] = w.tolerations;
+  if (!w.affinity.is_null()) podSpec["affinity"] = w.affinity;
+  if (!w.volumes.empty()) {
+    json volumes = json::array();
+    for (const Volume& v : w.volumes) {
+      volumes.push_back(
+          {{"name", v.name},
+           {"persistentVolumeClaim", {{"claimName", v.claimName}, {"readOnly", v.readOnly}}}});
+    }
+    podSpec["volumes"] = std::move(volumes);
+  }
+  // Indexed pods are named <name>-<index>; in the Service's subdomain rank 0 is <name>-0.<name>.
+  if (w.kind == WorkloadKind::kJob && w.nodes > 1) podSpec["subdomain"] = name;
+  return podSpec;
+}
+
+json headlessService(const UnitMeta& m) {
+  json selector = json::object();
+  for (std::string_view key : {kRunLabel, kTrialLabel, kRepetitionLabel, kIdLabel}) {
+    selector[std::string(key)] = member(m.labels, key);
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", objectMeta(m)},
+          {"spec",
+           {{"clusterIP", "None"},
+            {"selector", std::move(selector)},
+            // Ranks must find each other before any of them is ready.
+            {"publishNotReadyAddresses", true},
+            {"ports", json::array({{{"name", "rendezvous"},
+                                    {"port", kMasterPort},
+                                    {"targetPort", kMasterPort},
+                                    {"protocol", "TCP"}}})}}}};
+}
+
+RenderedUnit renderWorkload(const RunRef& run, const RunSpec& spec, const Unit& unit,
+                            const Workload& w) {
+  const UnitMeta m = unitMeta(run, spec, unit);
+  const KindInfo& kind = infoOf(w.kind);
+  RenderedUnit out;
+  out.name = m.name;
+  out.kind = w.kind;
+  out.expectedPods = w.nodes;
+  out.workload = {
+      {"apiVersion", kind.apiVersion}, {"kind", kind.name}, {"metadata", objectMeta(m)}};
+  json podSpec = podSpecOf(run, spec, unit, w, m.name);
+  const json podTemplate = {{"metadata", {{"labels", m.labels}}}, {"spec", std::move(podSpec)}};
+  switch (w.kind) {
+    case WorkloadKind::kPod:
+      out.workload["spec"] = podTemplate["spec"];
+      break;
+    case WorkloadKind::kJob: {
+      json jobSpec = {{"backoffLimit", w.backoffLimit}, {"template", podTemplate}};
+      if (w.nodes > 1) {
+        jobSpec["completionMode"] = "Indexed";
+        jobSpec["completions"] = w.nodes;
+        jobSpec["parallelism"] = w.nodes;
+        out.service = headlessService(m);
+      }
+      out.workload["spec"] = std::move(jobSpec);
+      break;
+    }
+    case WorkloadKind::kIpuJob:
+      out.workload["spec"] = {{"jobInstances", w.nodes},
+                              {"ipusPerJobInstance", std::to_string(w.accelerator.count)},
+                              {"workers", {{"template", podTemplate}}}};
+      break;
+  }
+  return out;
+}
+
+// Merges the unit's labels into `object`'s metadata.labels (created if absent).
+void addLabels(FieldReader& r, json& object, const std::string& field, const json& labels) {
+  json& metadata = object["metadata"];
+  if (metadata.is_null()) metadata = json::object();
+  if (!r.object(metadata, field + ".metadata")) return;
+  json& existing = metadata["labels"];
+  if (existing.is_null()) existing = json::object();
+  if (!r.mapOf(existing, field + ".metadata.labels", isString, "string")) return;
+  existing.update(labels);
+}
+
+// A positive integer field of a template's spec; `fallback` when absent.
+std::optional<std::int64_t> templateCount(FieldReader& r, const json& spec, const char* key,
+                                          const std::string& field,
+                                          std::optional<std::int64_t> fallback) {
+  const json& v = member(spec, key);
+  if (v.is_null()) {
+    if (!fallback) r.add(requiredCause(field));
+    return fallback;
+  }
+  if (!v.is_number_integer()) {
+    r.add(typeCause(field, v, "integer"));
+    return std::nullopt;
+  }
+  return r.integer(v, field, 1);
+}
+
+common::Result<RenderedUnit> renderTemplate(const RunRef& run, const RunSpec& spec,
+                                            const Unit& unit, json templ, const std::string& path) {
+  FieldReader r;
+  if (!r.object(templ, path)) return invalidFields(path, std::move(r.causes()));
+  const json& kindValue = member(templ, "kind");
+  const json& apiVersion = member(templ, "apiVersion");
+  const KindInfo* kind = nullptr;
+  if (kindValue.is_null()) {
+    r.add(requiredCause(path + ".kind"));
+  } else if (std::optional<std::string> name = r.string(kindValue, path + ".kind")) {
+    kind = kindNamed(*name);
+    if (kind == nullptr) {
+      r.add(notSupportedCause(path + ".kind", kindValue, {"Pod", "Job", "IPUJob"}));
+    }
+  }
+  if (kind != nullptr && apiVersion.is_null()) {
+    r.add(requiredCause(path + ".apiVersion"));
+  } else if (kind != nullptr && (!apiVersion.is_string() ||
+                                 apiVersion.get_ref<const std::string&>() != kind->apiVersion)) {
+    r.add(notSupportedCause(path + ".apiVersion", apiVersion, {kind->apiVersion}));
+  }
+  if (!r.causes().empty()) return invalidFields(path, std::move(r.causes()));
+
+  const UnitMeta m = unitMeta(run, spec, unit);
+  // Only the user's labels and annotations survive: name, namespace and owner are the unit's.
+  json metadata = objectMeta(m);
+  if (const json& given = member(templ, "metadata");
+      !given.is_null() && r.object(given, path + ".metadata")) {
+    if (const json& labels = member(given, "labels");
+        !labels.is_null() && r.mapOf(labels, path + ".metadata.labels", isString, "string")) {
+      json merged = labels;
+      merged.update(m.labels);
+      metadata["labels"] = std::move(merged);
+    }
+    if (const json& annotations = member(given, "annotations");
+        !annotations.is_null() &&
+        r.mapOf(annotations, path + ".metadata.annotations", isString, "string")) {
+      metadata["annotations"] = annotations;
+    }
+  }
+  templ["metadata"] = std::move(metadata);
+  templ.erase("status");
+
+  RenderedUnit out;
+  out.name = m.name;
+  out.kind = kind->kind;
+  const std::string specPath = path + ".spec";
+  json& objectSpec = templ["spec"];
+  if (objectSpec.is_null()) {
+    r.add(requiredCause(specPath));
+  } else if (r.object(objectSpec, specPath)) {
+    switch (kind->kind) {
+      case WorkloadKind::kPod: {
+        json& policy = objectSpec["restartPolicy"];
+        if (policy.is_null()) {
+          policy = "Never";
+        } else if (policy != "Never" && policy != "OnFailure") {
+          r.add(notSupportedCause(specPath + ".restartPolicy", policy, {"Never", "OnFailure"}));
+        }
+        out.expectedPods = 1;
+        break;
+      }
+      case WorkloadKind::kJob: {
+        json& podTemplate = objectSpec["template"];
+        if (podTemplate.is_null()) {
+          r.add(requiredCause(specPath + ".template"));
+        } else if (r.object(podTemplate, specPath + ".template")) {
+          addLabels(r, podTemplate, specPath + ".template", m.labels);
+        }
+        // Kubernetes runs min(parallelism, completions) pods at once.
+        const std::optional<std::int64_t> parallelism =
+            templateCount(r, objectSpec, "parallelism", specPath + ".parallelism", 1);
+        const json& completions = member(objectSpec, "completions");
+        out.expectedPods = parallelism.value_or(1);
+        if (completions.is_number_integer() && completions.get<std::int64_t>() < out.expectedPods) {
+          out.expectedPods = completions.get<std::int64_t>();
+        }
+        break;
+      }
+      case WorkloadKind::kIpuJob: {
+        json& workers = objectSpec["workers"];
+        const std::string workersPath = specPath + ".workers";
+        if (workers.is_null()) {
+          r.add(requiredCause(workersPath));
+        } else if (r.object(workers, workersPath)) {
+          json& podTemplate = workers["template"];
+          if (podTemplate.is_null()) {
+            r.add(requiredCause(workersPath + ".template"));
+          } else if (r.object(podTemplate, workersPath + ".template")) {
+            addLabels(r, podTemplate, workersPath + ".template", m.labels);
+          }
+        }
+        out.expectedPods =
+            templateCount(r, objectSpec, "jobInstances", specPath + ".jobInstances", std::nullopt)
+                .value_or(1);
+        break;
+      }
+    }
+  }
+  if (!r.causes().empty()) return invalidFields(path, std::move(r.causes()));
+  out.workload = std::move(templ);
+  return out;
+}
+
+}  // namespace
+
+std::string runId(const std::string& uid) {
+  // FNV-1a (64 bit) of the uid, written as base-27 digits over kShortIdAlphabet, least
+  // significant first: stable across restarts and builds, 27^5 (about 14 million) values.
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : uid) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  std::string id;
+  for (std::size_t i = 0; i < kRunIdLength; ++i) {
+    id += common::kShortIdAlphabet[hash % common::kShortIdAlphabet.size()];
+    hash /= common::kShortIdAlphabet.size();
+  }
+  return id;
+}
+
+std::string unitName(const RunRef& run, const Unit& unit) {
+  const std::string suffix = "-t" + std::to_string(unit.trial) + "-r" +
+                             std::to_string(unit.repetition) + "-" + runId(run.uid);
+  std::string prefix;
+  for (const char c : run.name) {
+    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    const bool keep = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9');
+    prefix += keep ? lower : '-';
+  }
+  prefix.erase(0, prefix.find_first_not_of('-'));
+  // A Service name is an RFC 1035 label, which starts with a letter.
+  if (!prefix.empty() && prefix[0] >= '0' && prefix[0] <= '9') prefix.insert(0, "r");
+  const std::size_t room =
+      suffix.size() < kMaxUnitNameLength ? kMaxUnitNameLength - suffix.size() : 0;
+  if (prefix.size() > room) prefix.resize(room);
+  while (!prefix.empty() && prefix.back() == '-') prefix.pop_back();
+  return prefix.empty() ? suffix.substr(1) : prefix + suffix;
+}
+
+common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std::string& path) {
+  FieldReader r;
+  if (!r.object(workload, path)) return invalidFields(path, std::move(r.causes()));
+  Workload out;
+  const auto at = [&](std::string_view key) { return path + "." + std::string(key); };
+
+  bool kindOk = true;
+  if (const json& v = member(workload, "kind"); !v.is_null()) {
+    std::optional<std::string> s = r.oneOf(v, at("kind"), {"Pod", "Job", "IPUJob"});
+    if (s) out.kind = kindNamed(*s)->kind;
+    kindOk = s.has_value();
+  }
+  if (const json& v = member(workload, "image"); v.is_null()) {
+    r.add(requiredCause(at("image")));
+  } else {
+    out.image = r.name(v, at("image")).value_or("");
+  }
+  if (const json& v = member(workload, "command"); !v.is_null()) {
+    out.command = r.strings(v, at("command"));
+  }
+  if (const json& v = member(workload, "args"); !v.is_null()) out.args = r.strings(v, at("args"));
+  if (const json& v = member(workload, "imagePullPolicy"); !v.is_null()) {
+    out.imagePullPolicy =
+        r.oneOf(v, at("imagePullPolicy"), {"Always", "IfNotPresent", "Never"}).value_or("");
+  }
+  bool acceleratorOk = true;
+  if (const json& v = member(workload, "accelerator"); !v.is_null()) {
+    acceleratorOk = parseAccelerator(r, v, at("accelerator"), out.accelerator);
+  }
+  bool nodesOk = true;
+  if (const json& v = member(workload, "nodes"); !v.is_null()) {
+    std::optional<std::int64_t> n = r.integer(v, at("nodes"), 1);
+    if (n) out.nodes = *n;
+    nodesOk = n.has_value();
+  }
+  const json& backoffLimit = member(workload, "backoffLimit");
+  if (!backoffLimit.is_null()) {
+    out.backoffLimit = r.integer(backoffLimit, at("backoffLimit"), 0).value_or(0);
+  }
+  if (const json& v = member(workload, "nodeSelector"); !v.is_null()) {
+    if (r.mapOf(v, at("nodeSelector"), isString, "string")) out.nodeSelector = v;
+  }
+  if (const json& v = member(workload, "tolerations"); !v.is_null()) {
+    if (r.objects(v, at("tolerations"))) out.tolerations = v;
+  }
+  if (const json& v = member(workload, "affinity"); !v.is_null()) {
+    if (r.object(v, at("affinity"))) out.affinity = v;
+  }
+  if (const json& v = member(workload, "resources"); !v.is_null()) {
+    parseResources(r, v, at("resources"), out);
+  }
+  if (const json& v = member(workload, "env"); !v.is_null()) parseEnv(r, v, at("env"), out);
+  if (const json& v = member(workload, "volumes"); !v.is_null()) {
+    parseVolumes(r, v, at("volumes"), out);
+  }
+  if (const json& v = member(workload, "training"); !v.is_null()) {
+    parseTraining(r, v, at("training"), out.training);
+  }
+
+  // Rules across fields, judged only on fields that parsed.
+  if (kindOk && acceleratorOk) checkAccelerator(r, out, at("accelerator"));
+  if (kindOk && nodesOk && out.kind == WorkloadKind::kPod && out.nodes > 1) {
+    r.add(invalidCause(at("nodes"), out.nodes, "must be 1 for kind Pod; kind Job runs several"));
+  }
+  if (kindOk && !backoffLimit.is_null() && out.kind != WorkloadKind::kJob) {
+    r.add(forbiddenCause(at("backoffLimit"), "only kind Job retries failed pods"));
+  }
+  if (!r.causes().empty()) return invalidFields(path, std::move(r.causes()));
+  return out;
+}
+
+common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, const Unit& unit) {
+  if (run.name.size() > kMaxLabelValueLength) {
+    return invalidFields(
+        "metadata.name",
+        {invalidCause("metadata.name", run.name,
+                      "must be no more than 63 characters, as it is the value of label " +
+                          std::string(kRunLabel))});
+  }
+  if (spec.workload.has_value() == spec.templ.has_value()) {
+    return invalidFields("spec",
+                         {requiredCause("spec.workload", "exactly one of workload and template")});
+  }
+  if (spec.workload) {
+    const std::string path = "spec.workload";
+    HETBENCH_ASSIGN_OR_RETURN(const json substituted,
+                              substituteParams(*spec.workload, unit.params, path));
+    HETBENCH_ASSIGN_OR_RETURN(const Workload workload, parseWorkload(substituted, path));
+    return renderWorkload(run, spec, unit, workload);
+  }
+  const std::string path = "spec.template";
+  HETBENCH_ASSIGN_OR_RETURN(json substituted, substituteParams(*spec.templ, unit.params, path));
+  return renderTemplate(run, spec, unit, std::move(substituted), path);
+}
+
+}  // namespace hetbench::benchmark
