@@ -16,7 +16,7 @@ using Params = std::map<std::string, std::string>;
 
 /// One unit of work: a trial (a matrix point) and one of its repetitions.
 struct Unit {
-  std::int64_t trial = 0;  // index into the cartesian product, from 0
+  std::int64_t trial = 0;       // index into the cartesian product, from 0
   std::int64_t repetition = 0;  // from 0
   Params params;
   bool operator==(const Unit&) const = default;

@@ -16,8 +16,8 @@ struct RetainedWorkload {
 };
 
 struct RetentionPlan {
-  std::vector<std::string> remove;                // expired or beyond maxRetained
-  std::optional<common::WallTime> nextExpiry;     // of the ones kept, the earliest
+  std::vector<std::string> remove;             // expired or beyond maxRetained
+  std::optional<common::WallTime> nextExpiry;  // of the ones kept, the earliest
 };
 
 /// Which retained workloads go now: those failed retainFor ago or longer, and beyond the

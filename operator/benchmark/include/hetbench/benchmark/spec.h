@@ -54,7 +54,7 @@ struct RunSpec {
   std::chrono::nanoseconds startTimeout = std::chrono::minutes(10);
   bool suspend = false;
   Cleanup cleanup;
-  nlohmann::json metrics = nlohmann::json::array();     // for the results module
+  nlohmann::json metrics = nlohmann::json::array();      // for the results module
   nlohmann::json references = nlohmann::json::object();  // for the results module
 };
 
