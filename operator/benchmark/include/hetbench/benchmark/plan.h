@@ -30,9 +30,12 @@ std::vector<Params> planTrials(const std::vector<MatrixParameter>& matrix);
 std::vector<Unit> planUnits(const RunSpec& spec);
 
 /// Replaces `$(params.NAME)` in every string of `value` (object keys untouched). `$$(` escapes
-/// a literal `$(`, as Kubernetes' $(VAR) expansion does. A reference to a parameter not in
-/// `params` is Invalid with a cause naming the field under `path`
-/// (`spec.workload.args[2]: unknown parameter "gpu"`).
+/// a literal `$(`, as Kubernetes' $(VAR) expansion does; other text, `$(params.` without a
+/// closing `)` included, stays as it is, and substituted values are not scanned again. A
+/// reference to a parameter not in `params` is Invalid, one cause per string naming the field
+/// under `path` and its first unknown parameter (`spec.workload.args[2]: Invalid value:
+/// "--gpus=$(params.gpu)": unknown parameter "gpu"`). Recursive: meant for values whose nesting
+/// parseRunSpec bounded.
 common::Result<nlohmann::json> substituteParams(const nlohmann::json& value, const Params& params,
                                                 const std::string& path);
 

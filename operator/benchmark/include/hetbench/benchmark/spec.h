@@ -61,9 +61,13 @@ struct RunSpec {
 /// Parses and validates `spec` of a BenchmarkRun: what the CRD schema enforces is checked
 /// again (a run may come from a cluster whose CRD is older), plus what it cannot express:
 /// exactly one of workload and template, every `$(params.NAME)` naming a matrix parameter,
-/// matrix lists that are non-empty and free of duplicates, durations that parse, at most
-/// kMaxUnits trials × repetitions. Errors are Invalid, one cause per problem, each naming its
-/// field as `spec.matrix.gpus[1]` does, in the order of the spec.
+/// matrix lists that are non-empty and free of duplicates, durations that parse and are
+/// positive, at most kMaxUnits trials × repetitions, and workload, template, metrics and
+/// references nested at most 100 levels deep. The workload's own fields are left to
+/// parseWorkload (render.h). A null field counts as absent, as the API server drops it; unknown
+/// fields are ignored. Errors are Invalid, one cause per problem, each naming its field as
+/// `spec.matrix.gpus[1]` does and worded as the API server words field errors, in the order of
+/// the spec. Never throws, whatever the JSON.
 common::Result<RunSpec> parseRunSpec(const nlohmann::json& spec);
 
 }  // namespace hetbench::benchmark

@@ -1,0 +1,447 @@
+#include "hetbench/benchmark/spec.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <set>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "field_errors.h"
+#include "hetbench/benchmark/constants.h"
+#include "hetbench/benchmark/plan.h"
+#include "hetbench/common/duration.h"
+
+namespace hetbench::benchmark {
+namespace {
+
+using common::StatusCause;
+using nlohmann::json;
+
+constexpr std::int64_t kMaxRepetitions = 100;
+constexpr std::size_t kMaxSystemLength = 63;
+// Values nested deeper are refused before anything walks them recursively (copies included).
+constexpr std::size_t kMaxNesting = 100;
+
+constexpr Benchmark kBenchmarks[] = {Benchmark::kResnet50, Benchmark::kCosmoflow,
+                                     Benchmark::kDeepcam, Benchmark::kCustom};
+
+std::string toString(CleanupAction a) { return a == CleanupAction::kDelete ? "Delete" : "Retain"; }
+
+/// A member of an object; nullptr when absent or null, as the API server drops the nulls of
+/// fields that are not nullable.
+const json* member(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+bool isAsciiLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAlphanumeric(char c) { return isAsciiLetter(c) || isAsciiDigit(c); }
+
+// ^[A-Za-z_][A-Za-z0-9_]*$
+bool isParameterName(std::string_view name) {
+  if (name.empty() || isAsciiDigit(name.front())) return false;
+  for (char c : name) {
+    if (!isAlphanumeric(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// ^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$, a label value that is not empty.
+bool isLabelValue(std::string_view value) {
+  if (value.empty() || !isAlphanumeric(value.front()) || !isAlphanumeric(value.back())) {
+    return false;
+  }
+  for (char c : value) {
+    if (!isAlphanumeric(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// A float with no fraction within int64 (a Go decoder may turn 4 into 4.0).
+std::optional<std::int64_t> floatAsInteger(const json& v) {
+  if (!v.is_number_float()) return std::nullopt;
+  const double d = v.get<double>();
+  // -2^63 and 2^63 are exact doubles; every integral double between them fits.
+  if (!std::isfinite(d) || d != std::trunc(d) || d < -9223372036854775808.0 ||
+      d >= 9223372036854775808.0) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(d);
+}
+
+// Whether `value` nests at most `limit` arrays or objects deep; iterative, so that the check
+// itself cannot exhaust the stack.
+bool nestsWithin(const json& value, std::size_t limit) {
+  std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth == limit) return false;
+    for (const json& child : *node) pending.emplace_back(&child, depth + 1);
+  }
+  return true;
+}
+
+/// Reads the fields of a spec, collecting one cause per problem in the order they are read.
+class Reader {
+ public:
+  std::vector<StatusCause>& causes() { return causes_; }
+  void add(StatusCause cause) { causes_.push_back(std::move(cause)); }
+
+  const std::string* string(const std::string& field, const json& v) {
+    if (v.is_string()) return &v.get_ref<const std::string&>();
+    add(internal::typeInvalidCause(field, v, "string"));
+    return nullptr;
+  }
+
+  std::optional<bool> boolean(const std::string& field, const json& v) {
+    if (v.is_boolean()) return v.get<bool>();
+    add(internal::typeInvalidCause(field, v, "boolean"));
+    return std::nullopt;
+  }
+
+  const json* object(const std::string& field, const json& v) {
+    if (v.is_object()) return &v;
+    add(internal::typeInvalidCause(field, v, "object"));
+    return nullptr;
+  }
+
+  const json* array(const std::string& field, const json& v) {
+    if (v.is_array()) return &v;
+    add(internal::typeInvalidCause(field, v, "array"));
+    return nullptr;
+  }
+
+  /// A JSON integer, or a number with no fraction as a Go decoder may hand it over; values
+  /// beyond int64 saturate so that the range check rejects them, showing their own text.
+  std::optional<std::int64_t> integer(const std::string& field, const json& v) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      return u > static_cast<std::uint64_t>(kMax) ? kMax : static_cast<std::int64_t>(u);
+    }
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (std::isfinite(d) && d == std::trunc(d)) {
+        return floatAsInteger(v).value_or(d > 0 ? kMax : std::numeric_limits<std::int64_t>::min());
+      }
+    }
+    add(internal::typeInvalidCause(field, v, "integer"));
+    return std::nullopt;
+  }
+
+  std::optional<std::int64_t> integerIn(
+      const std::string& field, const json& v, std::int64_t min,
+      std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
+    const std::optional<std::int64_t> n = integer(field, v);
+    if (!n) return std::nullopt;
+    if (*n < min) {
+      add(internal::invalidCause(field, v.dump(),
+                                 "must be greater than or equal to " + std::to_string(min)));
+      return std::nullopt;
+    }
+    if (*n > max) {
+      add(internal::invalidCause(field, v.dump(),
+                                 "must be less than or equal to " + std::to_string(max)));
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  /// A Go duration greater than zero.
+  std::optional<std::chrono::nanoseconds> duration(const std::string& field, const json& v) {
+    const std::string* text = string(field, v);
+    if (text == nullptr) return std::nullopt;
+    const common::Result<std::chrono::nanoseconds> d = common::parseDuration(*text);
+    if (!d.isOk()) {
+      add(internal::invalidCause(field, internal::quote(*text), d.status().message()));
+      return std::nullopt;
+    }
+    if (d->count() <= 0) {
+      add(internal::invalidCause(field, internal::quote(*text), "must be greater than zero"));
+      return std::nullopt;
+    }
+    return *d;
+  }
+
+  /// One of `values`, matched by their toString() spelling.
+  template <typename Values>
+  auto oneOf(const std::string& field, const json& v, const Values& values)
+      -> std::optional<std::decay_t<decltype(*std::begin(values))>> {
+    std::vector<std::string> spellings;
+    for (const auto& e : values) {
+      spellings.push_back(toString(e));
+      if (v.is_string() && spellings.back() == v.get_ref<const std::string&>()) return e;
+    }
+    add(v.is_string() ? internal::notSupportedCause(field, v, spellings)
+                      : internal::typeInvalidCause(field, v, "string"));
+    return std::nullopt;
+  }
+
+  /// An object or array that nests at most kMaxNesting deep.
+  bool shallow(const std::string& field, const json& v) {
+    if (nestsWithin(v, kMaxNesting)) return true;
+    add(internal::forbiddenCause(
+        field, "must not nest more than " + std::to_string(kMaxNesting) + " levels deep"));
+    return false;
+  }
+
+ private:
+  std::vector<StatusCause> causes_;
+};
+
+void readSystem(Reader& r, const json& spec, RunSpec& out) {
+  const json* v = member(spec, "system");
+  if (v == nullptr) {
+    r.add(internal::requiredCause("spec.system"));
+    return;
+  }
+  const std::string* system = r.string("spec.system", *v);
+  if (system == nullptr) return;
+  if (system->empty()) {
+    r.add(internal::requiredCause("spec.system"));
+  } else if (system->size() > kMaxSystemLength) {
+    r.add(internal::tooLongCause("spec.system", kMaxSystemLength));
+  } else if (!isLabelValue(*system)) {
+    r.add(internal::invalidCause("spec.system", internal::quote(*system),
+                                 "must consist of alphanumeric characters, '-', '_' or '.', and "
+                                 "must start and end with an alphanumeric character"));
+  } else {
+    out.system = *system;
+  }
+}
+
+// Exactly one of workload and template, each an object of bounded depth. Their fields are
+// parsed per trial, after substitution (render.h).
+void readWorkload(Reader& r, const json& spec, RunSpec& out) {
+  const json* workload = member(spec, "workload");
+  const json* templ = member(spec, "template");
+  if (workload == nullptr && templ == nullptr) {
+    r.add(internal::requiredCause("spec.workload",
+                                  "exactly one of workload and template is required"));
+  }
+  if (workload != nullptr && r.object("spec.workload", *workload) != nullptr &&
+      r.shallow("spec.workload", *workload)) {
+    out.workload = *workload;
+  }
+  if (templ != nullptr && workload != nullptr) {
+    r.add(internal::forbiddenCause("spec.template", "may not be set together with workload"));
+  } else if (templ != nullptr && r.object("spec.template", *templ) != nullptr &&
+             r.shallow("spec.template", *templ)) {
+    out.templ = *templ;
+  }
+}
+
+// Returns whether the matrix is valid; `declared` receives every parameter name, valid or not,
+// so that a bad parameter is not reported again by each reference to it.
+bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
+  const json* v = member(spec, "matrix");
+  if (v == nullptr) return true;
+  const json* matrix = r.object("spec.matrix", *v);
+  if (matrix == nullptr) return false;
+  bool valid = true;
+  // nlohmann::json objects iterate in key order: the parameters come out sorted by name.
+  for (const auto& [name, item] : matrix->items()) {
+    if (item.is_null()) continue;
+    declared[name];
+    const std::string field = "spec.matrix." + name;
+    if (!isParameterName(name)) {
+      r.add(internal::invalidCause("spec.matrix", internal::quote(name),
+                                   "a parameter name must start with a letter or '_' and "
+                                   "contain only letters, digits and '_'"));
+      valid = false;
+    }
+    const json* values = r.array(field, item);
+    if (values == nullptr) {
+      valid = false;
+      continue;
+    }
+    if (values->empty()) {
+      r.add(internal::requiredCause(field, "must list at least one value"));
+      valid = false;
+      continue;
+    }
+    MatrixParameter parameter{name, {}};
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      const std::string itemField = field + "[" + std::to_string(i) + "]";
+      const json& value = (*values)[i];
+      std::string text;
+      if (value.is_string()) {
+        text = value.get<std::string>();
+      } else if (value.is_number_integer()) {
+        text = value.dump();
+      } else if (const std::optional<std::int64_t> n = floatAsInteger(value)) {
+        text = std::to_string(*n);
+      } else {
+        r.add(internal::typeInvalidCause(itemField, value, "integer or string"));
+        valid = false;
+        continue;
+      }
+      if (!seen.insert(text).second) {
+        r.add(internal::duplicateCause(itemField, internal::quote(text)));
+        valid = false;
+        continue;
+      }
+      parameter.values.push_back(std::move(text));
+    }
+    out.matrix.push_back(std::move(parameter));
+  }
+  return valid;
+}
+
+// Every $(params.NAME) in the workload or template must name a matrix parameter.
+void checkReferences(Reader& r, const RunSpec& out, const Params& declared) {
+  const std::pair<const std::optional<json>*, const char*> parts[] = {
+      {&out.workload, "spec.workload"}, {&out.templ, "spec.template"}};
+  for (const auto& [part, path] : parts) {
+    if (!part->has_value()) continue;
+    const common::Result<json> substituted = substituteParams(**part, declared, path);
+    if (!substituted.isOk()) {
+      const common::Status status = substituted.status();
+      for (const StatusCause& cause : status.causes()) r.add(cause);
+    }
+  }
+}
+
+void readCleanup(Reader& r, const json& spec, Cleanup& out) {
+  const json* v = member(spec, "cleanup");
+  if (v == nullptr) return;
+  const json* cleanup = r.object("spec.cleanup", *v);
+  if (cleanup == nullptr) return;
+  constexpr CleanupAction onSuccess[] = {CleanupAction::kDelete, CleanupAction::kRetain};
+  constexpr CleanupAction onFailure[] = {CleanupAction::kRetain, CleanupAction::kDelete};
+  if (const json* f = member(*cleanup, "onSuccess")) {
+    out.onSuccess = r.oneOf("spec.cleanup.onSuccess", *f, onSuccess).value_or(out.onSuccess);
+  }
+  if (const json* f = member(*cleanup, "onFailure")) {
+    out.onFailure = r.oneOf("spec.cleanup.onFailure", *f, onFailure).value_or(out.onFailure);
+  }
+  if (const json* f = member(*cleanup, "retainFor")) {
+    out.retainFor = r.duration("spec.cleanup.retainFor", *f).value_or(out.retainFor);
+  }
+  if (const json* f = member(*cleanup, "maxRetained")) {
+    out.maxRetained = r.integerIn("spec.cleanup.maxRetained", *f, 0).value_or(out.maxRetained);
+  }
+}
+
+void readResultsFields(Reader& r, const json& spec, RunSpec& out) {
+  if (const json* v = member(spec, "metrics")) {
+    if (const json* metrics = r.array("spec.metrics", *v)) {
+      bool valid = true;
+      for (std::size_t i = 0; i < metrics->size(); ++i) {
+        const std::string field = "spec.metrics[" + std::to_string(i) + "]";
+        valid = r.object(field, (*metrics)[i]) != nullptr && valid;
+      }
+      if (valid && r.shallow("spec.metrics", *metrics)) out.metrics = *metrics;
+    }
+  }
+  if (const json* v = member(spec, "references")) {
+    const json* references = r.object("spec.references", *v);
+    if (references != nullptr && r.shallow("spec.references", *references)) {
+      out.references = *references;
+    }
+  }
+}
+
+// Trials × repetitions, saturating at the first product above kMaxUnits; the exact count when
+// it is known.
+void checkUnits(Reader& r, const RunSpec& out) {
+  std::uint64_t units = static_cast<std::uint64_t>(out.repetitions);
+  bool exact = true;
+  for (const MatrixParameter& parameter : out.matrix) {
+    const std::uint64_t n = parameter.values.size();
+    if (n != 0 && units > std::numeric_limits<std::uint64_t>::max() / n) {
+      exact = false;
+      break;
+    }
+    units *= n;
+  }
+  if (exact && units <= kMaxUnits) return;
+  r.add({"spec.matrix", "FieldValueTooMany",
+         "Too many: " + (exact ? std::to_string(units) + ": " : std::string()) +
+             "must have at most " + std::to_string(kMaxUnits) + " units (trials × repetitions)"});
+}
+
+}  // namespace
+
+std::string toString(Benchmark b) {
+  switch (b) {
+    case Benchmark::kResnet50:
+      return "resnet50";
+    case Benchmark::kCosmoflow:
+      return "cosmoflow";
+    case Benchmark::kDeepcam:
+      return "deepcam";
+    case Benchmark::kCustom:
+      return "custom";
+  }
+  return "unknown";
+}
+
+std::string toString(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::kPod:
+      return "Pod";
+    case WorkloadKind::kJob:
+      return "Job";
+    case WorkloadKind::kIpuJob:
+      return "IPUJob";
+  }
+  return "unknown";
+}
+
+common::Result<RunSpec> parseRunSpec(const json& spec) {
+  Reader r;
+  if (spec.is_null()) {
+    r.add(internal::requiredCause("spec"));
+    return internal::invalidStatus(std::move(r.causes()));
+  }
+  if (r.object("spec", spec) == nullptr) return internal::invalidStatus(std::move(r.causes()));
+
+  RunSpec out;
+  if (const json* v = member(spec, "benchmark")) {
+    out.benchmark = r.oneOf("spec.benchmark", *v, kBenchmarks).value_or(out.benchmark);
+  } else {
+    r.add(internal::requiredCause("spec.benchmark"));
+  }
+  readSystem(r, spec, out);
+  readWorkload(r, spec, out);
+  Params declared;
+  const bool matrixValid = readMatrix(r, spec, out, declared);
+  checkReferences(r, out, declared);
+  bool repetitionsValid = true;
+  if (const json* v = member(spec, "repetitions")) {
+    const std::optional<std::int64_t> n = r.integerIn("spec.repetitions", *v, 1, kMaxRepetitions);
+    repetitionsValid = n.has_value();
+    out.repetitions = n.value_or(out.repetitions);
+  }
+  if (const json* v = member(spec, "parallelism")) {
+    out.parallelism = r.integerIn("spec.parallelism", *v, 1).value_or(out.parallelism);
+  }
+  if (const json* v = member(spec, "timeLimit")) {
+    out.timeLimit = r.duration("spec.timeLimit", *v).value_or(out.timeLimit);
+  }
+  if (const json* v = member(spec, "startTimeout")) {
+    out.startTimeout = r.duration("spec.startTimeout", *v).value_or(out.startTimeout);
+  }
+  if (const json* v = member(spec, "suspend")) {
+    out.suspend = r.boolean("spec.suspend", *v).value_or(out.suspend);
+  }
+  readCleanup(r, spec, out.cleanup);
+  readResultsFields(r, spec, out);
+  if (matrixValid && repetitionsValid) checkUnits(r, out);
+
+  if (!r.causes().empty()) return internal::invalidStatus(std::move(r.causes()));
+  return out;
+}
+
+}  // namespace hetbench::benchmark
