@@ -1,15 +1,104 @@
 // hetbench-operator: the controller daemon. Only wiring lives here.
-#include <cstdio>
+#include <prometheus/exposer.h>
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
+#include "hetbench/common/ids.h"
+#include "hetbench/common/logging.h"
+#include "hetbench/controller/endpoints.h"
+#include "hetbench/controller/manager.h"
+#include "hetbench/controller/metrics.h"
+#include "hetbench/kube/config.h"
+#include "hetbench/kube/events.h"
+#include "hetbench/kube/rest_client.h"
 
 namespace common = hetbench::common;
+namespace controller = hetbench::controller;
+namespace kube = hetbench::kube;
+
+namespace {
+
+struct Flags {
+  std::string kubeconfig;
+  std::string context;
+  std::vector<std::string> namespaces;
+  std::string metricsAddress = ":8080";
+  std::string probeAddress = ":8081";
+  bool leaderElect = false;
+  std::string leaderElectionNamespace;
+  std::string leaderElectionId = "hetbench-operator";
+  std::string logDir = "/var/lib/hetbench/logs";
+  std::int64_t workers = 1;
+  double qps = 20;
+  std::int64_t burst = 30;
+  common::LogOptions logging;
+};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+common::Result<kube::RestConfig> restConfig(const Flags& flags) {
+  if (flags.kubeconfig.empty() && env("KUBECONFIG").empty() &&
+      !env("KUBERNETES_SERVICE_HOST").empty()) {
+    std::map<std::string, std::string> environment = {
+        {"KUBERNETES_SERVICE_HOST", env("KUBERNETES_SERVICE_HOST")},
+        {"KUBERNETES_SERVICE_PORT", env("KUBERNETES_SERVICE_PORT")}};
+    return kube::inClusterConfig(environment);
+  }
+  return kube::loadKubeconfig({flags.kubeconfig, env("KUBECONFIG"), env("HOME"), flags.context});
+}
+
+std::string hostname() {
+  char buffer[256] = {};
+  if (::gethostname(buffer, sizeof buffer - 1) != 0) return "hetbench-operator";
+  return buffer;
+}
+
+int fail(const std::string& message) {
+  spdlog::critical("{}", message);
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  Flags f;
   common::FlagSet flags("hetbench-operator",
                         "Watches BenchmarkRun resources and runs their benchmark workloads.");
   bool showVersion = false;
   flags.addBool("version", &showVersion, "Print the version and exit.");
+  flags.addString("kubeconfig", &f.kubeconfig,
+                  "Path to a kubeconfig (default: $KUBECONFIG, then the in-cluster service "
+                  "account, then ~/.kube/config).");
+  flags.addString("context", &f.context, "The kubeconfig context to use.");
+  flags.addStringList("namespace", &f.namespaces,
+                      "Namespaces to watch (repeat or separate with commas; default: all).");
+  flags.addString("metrics-bind-address", &f.metricsAddress,
+                  "Address of the Prometheus /metrics endpoint; 0 disables it.");
+  flags.addString("health-probe-bind-address", &f.probeAddress,
+                  "Address of /healthz and /readyz; 0 disables them.");
+  flags.addBool("leader-elect", &f.leaderElect,
+                "Run as one of several replicas: only the holder of a Lease reconciles.");
+  flags.addString("leader-election-namespace", &f.leaderElectionNamespace,
+                  "Namespace of the Lease (default: $POD_NAMESPACE, else the context's).");
+  flags.addString("leader-election-id", &f.leaderElectionId, "Name of the Lease.");
+  flags.addString("log-dir", &f.logDir,
+                  "Directory for the workloads' logs and rendered manifests.");
+  flags.addInt("max-concurrent-reconciles", &f.workers, "BenchmarkRuns reconciled at once.", 1, 64);
+  flags.addDouble("kube-api-qps", &f.qps, "Steady rate of Kubernetes API requests.", 0.1, 10000);
+  flags.addInt("kube-api-burst", &f.burst, "Burst of Kubernetes API requests.", 1, 100000);
+  common::addLoggingFlags(flags, &f.logging);
 
   common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
   if (!args.isOk()) {
@@ -24,6 +113,103 @@ int main(int argc, char** argv) {
     std::puts("hetbench-operator " HETBENCH_VERSION);
     return 0;
   }
-  std::fputs("hetbench-operator: the controller is not in this build yet (see --help)\n", stderr);
-  return 2;
+  if (!args.value().empty()) {
+    std::fprintf(stderr, "hetbench-operator: unexpected argument \"%s\"\n",
+                 args.value().front().c_str());
+    return 2;
+  }
+  common::setupLogging(f.logging);
+
+  auto metricsAddress = controller::parseBindAddress(f.metricsAddress, "metrics-bind-address");
+  auto probeAddress = controller::parseBindAddress(f.probeAddress, "health-probe-bind-address");
+  for (const common::Status& s : {metricsAddress.status(), probeAddress.status()}) {
+    if (!s.isOk()) {
+      std::fprintf(stderr, "hetbench-operator: %s\n", s.message().c_str());
+      return 2;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(f.logDir, ec);
+  if (ec) return fail("--log-dir " + f.logDir + ": " + ec.message());
+
+  // Signals go to a dedicated thread: block them before any other thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  common::Result<kube::RestConfig> config = restConfig(f);
+  if (!config.isOk()) return fail(config.status().message());
+
+  common::SystemClock clock;
+  common::SystemRandom random;
+  controller::ControllerMetrics metrics;
+  kube::RestClientOptions clientOptions;
+  clientOptions.qps = f.qps;
+  clientOptions.burst = static_cast<int>(f.burst);
+  clientOptions.userAgent = "hetbench-operator/" HETBENCH_VERSION;
+  auto client =
+      kube::makeRestClient(config.value(), clientOptions, clock, metrics.requestObserver());
+  if (!client.isOk()) return fail(client.status().message());
+  kube::KubeEventRecorder events(*client.value(), clock, random, "hetbench-operator");
+
+  controller::ManagerOptions options;
+  options.namespaces = f.namespaces;
+  options.workers = static_cast<int>(f.workers);
+  options.leaderElect = f.leaderElect;
+  options.leaderElection.leaseName = f.leaderElectionId;
+  options.leaderElection.leaseNamespace =
+      !f.leaderElectionNamespace.empty() ? f.leaderElectionNamespace
+      : !env("POD_NAMESPACE").empty()    ? env("POD_NAMESPACE")
+                                         : config.value().namespace_;
+  options.leaderElection.identity = hostname() + "_" + common::shortId(random);
+  options.reconciler.logDir = f.logDir;
+  controller::Manager manager(*client.value(), clock, random, events, metrics, options);
+
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (metricsAddress.value()) {
+    const controller::BindAddress& a = *metricsAddress.value();
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(a.host + ":" + std::to_string(a.port));
+    } catch (const std::exception& e) {
+      return fail("--metrics-bind-address " + f.metricsAddress + ": " + e.what());
+    }
+    exposer->RegisterCollectable(metrics.registry());
+    spdlog::info("metrics listening on {}:{}", a.host, exposer->GetListeningPorts().front());
+  }
+  std::unique_ptr<hetbench::http::Server> probes;
+  if (probeAddress.value()) {
+    auto served = controller::serveProbes(
+        *probeAddress.value(), [&manager] { return manager.healthy(); },
+        [&manager] { return manager.ready(); });
+    if (!served.isOk()) return fail("--health-probe-bind-address: " + served.status().message());
+    probes = std::move(served).value();
+    spdlog::info("health probes listening on {}:{}", probeAddress.value()->host, probes->port());
+  }
+
+  std::atomic<bool> signalled{false};
+  std::thread signalThread([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    signalled = true;
+  });
+
+  spdlog::info(
+      "hetbench-operator {} starting (namespaces: {}, leader election: {})", HETBENCH_VERSION,
+      f.namespaces.empty() ? "all" : fmt::format("{}", fmt::join(f.namespaces, ",")),
+      f.leaderElect ? options.leaderElection.leaseNamespace + "/" + f.leaderElectionId : "off");
+  manager.start();
+  while (!signalled && manager.healthy())
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+  const bool lost = !manager.healthy();
+  spdlog::info("shutting down: {}", lost ? "lost the leader lease" : "signal received");
+  manager.stop();
+  events.flush();
+  if (probes) probes->stop();
+  if (!signalled) ::kill(::getpid(), SIGTERM);  // wakes the signal thread
+  signalThread.join();
+  spdlog::info("stopped");
+  return lost ? 1 : 0;
 }

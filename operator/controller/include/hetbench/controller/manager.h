@@ -1,0 +1,93 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hetbench/common/clock.h"
+#include "hetbench/common/ids.h"
+#include "hetbench/controller/metrics.h"
+#include "hetbench/controller/reconciler.h"
+#include "hetbench/kube/client.h"
+#include "hetbench/kube/events.h"
+#include "hetbench/kube/informer.h"
+#include "hetbench/kube/leader_election.h"
+#include "hetbench/kube/workqueue.h"
+
+namespace hetbench::controller {
+
+struct ManagerOptions {
+  std::vector<std::string> namespaces;  // empty: all namespaces
+  int workers = 1;                      // --max-concurrent-reconciles
+  bool leaderElect = false;
+  kube::LeaderElectionConfig leaderElection;
+  ReconcilerOptions reconciler;
+  std::chrono::nanoseconds resync{std::chrono::minutes(10)};
+  /// How often a missing IPUJob resource is looked for again (the CRD may come later).
+  std::chrono::nanoseconds discoveryInterval{std::chrono::seconds(30)};
+};
+
+/// Runs the BenchmarkRun controller: informers on BenchmarkRuns and on the Pods, Jobs and
+/// IPUJobs labelled hetbench.io/run (per watched namespace), a work queue, `workers`
+/// reconcile threads started once the caches have synced and, with leader election, only
+/// while this replica leads.
+class Manager {
+ public:
+  Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
+          kube::EventRecorder& events, ControllerMetrics& metrics, ManagerOptions options);
+  ~Manager();
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
+
+  void start();
+  /// Stops taking keys, lets the reconciles in progress finish, releases the lease, stops
+  /// the informers. Idempotent.
+  void stop();
+
+  /// Every informer has delivered its first list.
+  bool ready() const;
+  /// False once this replica lost its lease: the process should exit so that it restarts
+  /// with fresh state, as controller-runtime does.
+  bool healthy() const { return !lostLease_.load(); }
+  /// Blocks until stop() or a lost lease.
+  void wait();
+
+ private:
+  class Cache;
+  void work();
+  void housekeeping();
+  void enqueueRun(const nlohmann::json& run);
+  void enqueueOwner(const nlohmann::json& workload);
+  std::unique_ptr<kube::Informer> makeInformer(const kube::GroupVersionResource& gvr,
+                                               const std::string& ns, bool labelled);
+  void startIpuJobInformers();
+
+  kube::KubeClient& client_;
+  const common::Clock& clock_;
+  common::RandomSource& random_;
+  kube::EventRecorder& events_;
+  ControllerMetrics& metrics_;
+  ManagerOptions options_;
+  std::unique_ptr<Cache> cache_;
+  std::unique_ptr<kube::WorkQueue> queue_;
+  std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<kube::LeaderElector> elector_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool workersStarted_ = false;
+  bool leading_ = false;
+  std::atomic<bool> draining_{false};
+  std::atomic<bool> lostLease_{false};
+  std::vector<std::thread> workers_;
+  std::thread electorThread_;
+  std::thread housekeepingThread_;
+};
+
+}  // namespace hetbench::controller

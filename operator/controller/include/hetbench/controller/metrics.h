@@ -1,0 +1,51 @@
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "hetbench/kube/rest_client.h"
+#include "hetbench/kube/workqueue.h"
+
+namespace hetbench::controller {
+
+/// The operator's own metrics, named and labelled as controller-runtime and client-go name
+/// theirs (controller="benchmarkrun", name="benchmarkrun"), so that existing dashboards and
+/// alerts for Kubernetes operators apply. Thread-safe.
+class ControllerMetrics {
+ public:
+  ControllerMetrics();
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+  /// result: success, error, requeue_after.
+  void reconciled(std::string_view result, std::chrono::nanoseconds took);
+  void runFinished(const std::string& phase);
+  void leader(bool leading);
+  kube::WorkQueueObserver workQueueObserver();
+  kube::RequestObserver requestObserver();
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& reconcileTotal_;
+  prometheus::Counter& reconcileErrors_;
+  prometheus::Histogram& reconcileTime_;
+  prometheus::Gauge& depth_;
+  prometheus::Counter& adds_;
+  prometheus::Histogram& queueDuration_;
+  prometheus::Histogram& workDuration_;
+  prometheus::Counter& retries_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& requestLatency_;
+  prometheus::Gauge& leader_;
+  prometheus::Family<prometheus::Counter>& runsFinished_;
+};
+
+}  // namespace hetbench::controller
