@@ -1,0 +1,72 @@
+#include "hetbench/controller/endpoints.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "http/test_client.h"
+
+namespace hetbench::controller {
+namespace {
+
+TEST(Endpoints, ParseBindAddress) {
+  struct Row {
+    const char* text;
+    bool ok;
+    bool disabled;
+    const char* host;
+    int port;
+  };
+  const Row rows[] = {
+      {":8081", true, false, "0.0.0.0", 8081},
+      {"127.0.0.1:0", true, false, "127.0.0.1", 0},
+      {"localhost:9000", true, false, "localhost", 9000},
+      {"[::1]:8080", true, false, "::1", 8080},
+      {"0", true, true, "", 0},
+      {"8080", false, false, "", 0},
+      {":", false, false, "", 0},
+      {":65536", false, false, "", 0},
+      {":80x", false, false, "", 0},
+      {"::1:8080", false, false, "", 0},
+      {"", false, false, "", 0},
+  };
+  for (const Row& row : rows) {
+    auto parsed = parseBindAddress(row.text, "metrics-bind-address");
+    ASSERT_EQ(parsed.isOk(), row.ok) << row.text;
+    if (!row.ok) {
+      EXPECT_NE(parsed.status().message().find("--metrics-bind-address"), std::string::npos);
+      continue;
+    }
+    ASSERT_EQ(!parsed.value().has_value(), row.disabled) << row.text;
+    if (row.disabled) continue;
+    EXPECT_EQ(parsed.value()->host, row.host) << row.text;
+    EXPECT_EQ(parsed.value()->port, row.port) << row.text;
+  }
+}
+
+TEST(Endpoints, ProbesFollowTheirPredicates) {
+  std::atomic<bool> healthy{true};
+  std::atomic<bool> ready{false};
+  auto server = serveProbes(
+      {"127.0.0.1", 0}, [&] { return healthy.load(); }, [&] { return ready.load(); });
+  ASSERT_TRUE(server.isOk()) << server.status().toString();
+  auto status = [&](const std::string& method, const std::string& path) {
+    auto conn = http::testing::TestConnection::connect(server.value()->port());
+    if (conn == nullptr) return -1;
+    conn->sendAll(method + " " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+    std::optional<http::testing::Response> response = conn->readResponse();
+    return response ? response->status : -1;
+  };
+  EXPECT_EQ(status("GET", "/healthz"), 200);
+  EXPECT_EQ(status("GET", "/readyz"), 500);
+  ready = true;
+  EXPECT_EQ(status("GET", "/readyz"), 200);
+  healthy = false;
+  EXPECT_EQ(status("GET", "/healthz"), 500);
+  EXPECT_EQ(status("GET", "/metrics"), 404);
+  EXPECT_EQ(status("POST", "/healthz"), 405);
+  server.value()->stop();
+}
+
+}  // namespace
+}  // namespace hetbench::controller
