@@ -20,6 +20,7 @@
 #include "hetbench/kube/config.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/rest_client.h"
+#include "hetbench/logs/collector.h"
 
 namespace common = hetbench::common;
 namespace controller = hetbench::controller;
@@ -40,6 +41,7 @@ struct Flags {
   std::int64_t workers = 1;
   double qps = 20;
   std::int64_t burst = 30;
+  std::int64_t logMaxBytes = 256ll << 20;
   common::LogOptions logging;
 };
 
@@ -95,6 +97,9 @@ int main(int argc, char** argv) {
   flags.addString("leader-election-id", &f.leaderElectionId, "Name of the Lease.");
   flags.addString("log-dir", &f.logDir,
                   "Directory for the workloads' logs and rendered manifests.");
+  flags.addInt("log-max-bytes", &f.logMaxBytes,
+               "Size at which a container's kept log is truncated with a marker line.", 1024,
+               std::int64_t{1} << 40);
   flags.addInt("max-concurrent-reconciles", &f.workers, "BenchmarkRuns reconciled at once.", 1, 64);
   flags.addDouble("kube-api-qps", &f.qps, "Steady rate of Kubernetes API requests.", 0.1, 10000);
   flags.addInt("kube-api-burst", &f.burst, "Burst of Kubernetes API requests.", 1, 100000);
@@ -154,7 +159,13 @@ int main(int argc, char** argv) {
   if (!client.isOk()) return fail(client.status().message());
   kube::KubeEventRecorder events(*client.value(), clock, random, "hetbench-operator");
 
+  hetbench::logs::CollectorOptions collectorOptions;
+  collectorOptions.dir = f.logDir;
+  collectorOptions.maxBytesPerContainer = static_cast<std::uint64_t>(f.logMaxBytes);
+  hetbench::logs::LogCollector collector(*client.value(), collectorOptions);
+
   controller::ManagerOptions options;
+  options.logs = &collector;
   options.namespaces = f.namespaces;
   options.workers = static_cast<int>(f.workers);
   options.leaderElect = f.leaderElect;
@@ -206,6 +217,7 @@ int main(int argc, char** argv) {
   const bool lost = !manager.healthy();
   spdlog::info("shutting down: {}", lost ? "lost the leader lease" : "signal received");
   manager.stop();
+  collector.stop();
   events.flush();
   if (probes) probes->stop();
   if (!signalled) ::kill(::getpid(), SIGTERM);  // wakes the signal thread

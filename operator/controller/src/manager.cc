@@ -92,7 +92,7 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
   ReconcileObserver observer;
   observer.runFinished = [this](const std::string& phase) { metrics_.runFinished(phase); };
   reconciler_ = std::make_unique<Reconciler>(client_, *cache_, clock_, events_, options_.reconciler,
-                                             std::move(observer));
+                                             options_.logs, std::move(observer));
 }
 
 Manager::~Manager() { stop(); }

@@ -15,6 +15,7 @@
 #include "hetbench/benchmark/spec.h"
 #include "hetbench/common/duration.h"
 #include "hetbench/common/time.h"
+#include "hetbench/logs/collector.h"
 
 namespace hetbench::controller {
 namespace {
@@ -139,8 +140,13 @@ struct PendingEvent {
 class Pass {
  public:
   Pass(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
-       const ReconcilerOptions& options, json run)
-      : client_(client), cache_(cache), clock_(clock), options_(options), run_(std::move(run)) {
+       const ReconcilerOptions& options, logs::LogTracker* logs, json run)
+      : client_(client),
+        cache_(cache),
+        clock_(clock),
+        options_(options),
+        logs_(logs),
+        run_(std::move(run)) {
     const json& meta = run_["metadata"];
     ref_ = {text(meta, "namespace"), text(meta, "name"), text(meta, "uid")};
     id_ = benchmark::runId(ref_.uid);
@@ -170,6 +176,12 @@ class Pass {
   void finish(UnitRecord& unit, UnitPhase phase, std::string reason, std::string message);
   std::vector<std::string> nodesOf(const UnitRecord& unit) const;
   std::vector<json> podsOf(const UnitRecord& unit) const;
+  /// Follows the logs of the unit's pods; true once all of them are complete on disk.
+  bool collectLogs(const UnitRecord& unit);
+  std::string logDirOf(const UnitRecord& unit) const {
+    return ref_.ns + "/" + ref_.name + "/" + std::to_string(unit.trial) + "-" +
+           std::to_string(unit.repetition);
+  }
   json buildStatus(const std::vector<UnitRecord>& units) const;
   void event(EventType type, std::string reason, std::string message) {
     events_.push_back({type, std::move(reason), std::move(message)});
@@ -179,6 +191,7 @@ class Pass {
   const RunCache& cache_;
   const common::Clock& clock_;
   const ReconcilerOptions& options_;
+  logs::LogTracker* logs_;
   json run_;
   benchmark::RunRef ref_;
   std::string id_;
@@ -388,6 +401,7 @@ common::Result<ReconcileResult> Pass::finalize() {
       std::find(finalizers.begin(), finalizers.end(), ours) == finalizers.end()) {
     return ReconcileResult{};
   }
+  if (logs_ != nullptr) logs_->forgetRun(ref_.ns, ref_.name);
   observe();
   for (const auto& [name, job] : jobs_)
     if (!terminating(job)) HETBENCH_RETURN_IF_ERROR(removeWorkload(WorkloadKind::kJob, name));
@@ -451,6 +465,16 @@ std::vector<json> Pass::podsOf(const UnitRecord& unit) const {
   return out;
 }
 
+bool Pass::collectLogs(const UnitRecord& unit) {
+  if (logs_ == nullptr) return true;
+  bool complete = true;
+  for (const json& pod : podsOf(unit)) {
+    logs_->track(pod, unit.logDir.empty() ? logDirOf(unit) : unit.logDir);
+    if (!logs_->complete(pod)) complete = false;
+  }
+  return complete;
+}
+
 std::vector<std::string> Pass::nodesOf(const UnitRecord& unit) const {
   std::set<std::string> nodes;
   for (const json& pod : podsOf(unit)) {
@@ -503,6 +527,7 @@ common::Status Pass::advance(UnitRecord& unit) {
     unit.workloadKind = kind;
     unit.workloadName = name;
     unit.startTime = creationTime(*found).value_or(now_);
+    unit.logDir = logDirOf(unit);
   }
   if (unit.phase != UnitPhase::kRunning) return common::Status();
 
@@ -530,6 +555,7 @@ common::Status Pass::advance(UnitRecord& unit) {
     if (*kind == WorkloadKind::kIpuJob) ipuJobs_[unit.workloadName] = object;
   }
   if (std::vector<std::string> nodes = nodesOf(unit); !nodes.empty()) unit.nodes = nodes;
+  collectLogs(unit);
 
   const benchmark::WorkloadState state = benchmark::workloadState(*kind, object);
   if (state.phase == benchmark::WorkloadState::Phase::kSucceeded) {
@@ -587,8 +613,7 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
     return common::Status();
   }
   const benchmark::RenderedUnit& r = rendered.value();
-  unit.logDir = ref_.ns + "/" + ref_.name + "/" + std::to_string(unit.trial) + "-" +
-                std::to_string(unit.repetition);
+  unit.logDir = logDirOf(unit);
   if (!options_.logDir.empty()) {
     const std::filesystem::path path = options_.logDir / unit.logDir / "manifest.json";
     json manifest = json::array({r.workload});
@@ -691,6 +716,11 @@ common::Status Pass::cleanUp(UnitRecord& unit) {
       (isFailure(unit.phase) && spec_.cleanup.onFailure == benchmark::CleanupAction::kRetain);
   if (!keep) {
     unit.retained = false;
+    if (unit.phase != UnitPhase::kCancelled && !collectLogs(unit)) {
+      // The pods go only once their logs are on disk.
+      noteDeadline(nextDeadline_, now_ + std::chrono::seconds(1));
+      return common::Status();
+    }
     return stop(unit, false);
   }
   if (!isFailure(unit.phase)) return common::Status();
@@ -798,12 +828,13 @@ const kube::GroupVersionResource& resourceOf(WorkloadKind kind) {
 
 Reconciler::Reconciler(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
                        kube::EventRecorder& events, ReconcilerOptions options,
-                       ReconcileObserver observer)
+                       logs::LogTracker* logs, ReconcileObserver observer)
     : client_(client),
       cache_(cache),
       clock_(clock),
       events_(events),
       options_(std::move(options)),
+      logs_(logs),
       observer_(std::move(observer)) {}
 
 common::Result<ReconcileResult> Reconciler::reconcile(const std::string& ns,
@@ -812,7 +843,7 @@ common::Result<ReconcileResult> Reconciler::reconcile(const std::string& ns,
   if (!cached) return ReconcileResult{};
   json run = std::move(*cached);
   for (int attempt = 1;; ++attempt) {
-    Pass pass(client_, cache_, clock_, options_, run);
+    Pass pass(client_, cache_, clock_, options_, logs_, run);
     common::Result<ReconcileResult> result = pass.execute();
     if (result.isOk()) {
       for (const PendingEvent& e : pass.events())

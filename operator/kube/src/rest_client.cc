@@ -294,7 +294,7 @@ class RestKubeClient final : public KubeClient {
     limiter_.acquire();
     const std::string path = resourcePath(resources::kPods, ns, pod, "log") + q.str();
     return streamBody(config_.server, clientConfig(std::chrono::hours(24)), path, creds->token,
-                      options_.userAgent, onData);
+                      options_.userAgent, onData, options.canceller.get());
   }
 
   common::Result<GroupVersionResource> resourceFor(const std::string& apiVersion,

@@ -151,9 +151,21 @@ common::Status streamBody(const std::string& server,
                           const web::http::client::http_client_config& config,
                           const std::string& target, const std::string& token,
                           const std::string& userAgent,
-                          const std::function<bool(std::string_view)>& onData) {
+                          const std::function<bool(std::string_view)>& onData,
+                          StreamCanceller* canceller) {
+  if (canceller != nullptr && canceller->cancelled()) return common::okStatus();
   common::Result<Opened> opened = open(server, config, target, token, userAgent);
   if (!opened.isOk()) return opened.status();
+  if (canceller != nullptr) {
+    pplx::cancellation_token_source source = opened->cancel;
+    canceller->setHook([source] { source.cancel(); });
+  }
+  struct ClearHook {
+    StreamCanceller* canceller;
+    ~ClearHook() {
+      if (canceller != nullptr) canceller->clearHook();
+    }
+  } clearHook{canceller};
   try {
     Buffer buffer = opened->response.body().streambuf();
     std::string chunk;
@@ -165,6 +177,7 @@ common::Status streamBody(const std::string& server,
       chunk.clear();
     }
   } catch (const std::exception& e) {
+    if (canceller != nullptr && canceller->cancelled()) return common::okStatus();
     return common::unavailableError(std::string("log stream broke: ") + e.what());
   }
   return common::okStatus();

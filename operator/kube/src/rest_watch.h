@@ -19,11 +19,12 @@ common::Result<std::unique_ptr<WatchStream>> openWatch(
     const RequestObserver& observer, const common::Clock& clock);
 
 /// Streams a response body (a followed pod log) to `onData` until it ends, `onData` returns
-/// false, or the connection breaks (Unavailable).
+/// false, `canceller` (optional) is cancelled, or the connection breaks (Unavailable).
 common::Status streamBody(const std::string& server,
                           const web::http::client::http_client_config& config,
                           const std::string& target, const std::string& token,
                           const std::string& userAgent,
-                          const std::function<bool(std::string_view)>& onData);
+                          const std::function<bool(std::string_view)>& onData,
+                          StreamCanceller* canceller);
 
 }  // namespace hetbench::kube

@@ -27,6 +27,7 @@ struct ManagerOptions {
   bool leaderElect = false;
   kube::LeaderElectionConfig leaderElection;
   ReconcilerOptions reconciler;
+  logs::LogTracker* logs = nullptr;  // log collection; none when null
   std::chrono::nanoseconds resync{std::chrono::minutes(10)};
   /// How often a missing IPUJob resource is looked for again (the CRD may come later).
   std::chrono::nanoseconds discoveryInterval{std::chrono::seconds(30)};

@@ -13,6 +13,7 @@
 #include "hetbench/controller/run_status.h"
 #include "hetbench/kube/client.h"
 #include "hetbench/kube/events.h"
+#include "hetbench/logs/collector.h"
 
 namespace hetbench::controller {
 
@@ -60,6 +61,7 @@ struct ReconcileObserver {
 
 /// Drives one BenchmarkRun towards its spec: accepts or rejects the spec, plans its units,
 /// starts them within `parallelism`, reads each workload's outcome from its own status,
+/// follows their pods' logs (a workload is deleted by cleanup only once its logs are on disk),
 /// enforces startTimeout and timeLimit by stopping the workload, applies the cleanup policy
 /// and retention, honours suspend and the deletion finalizer, and writes the status (only
 /// through /status) and Events. Every step is idempotent: workload names are deterministic,
@@ -70,7 +72,7 @@ class Reconciler {
  public:
   Reconciler(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
              kube::EventRecorder& events, ReconcilerOptions options,
-             ReconcileObserver observer = {});
+             logs::LogTracker* logs = nullptr, ReconcileObserver observer = {});
 
   common::Result<ReconcileResult> reconcile(const std::string& ns, const std::string& name);
 
@@ -80,6 +82,7 @@ class Reconciler {
   const common::Clock& clock_;
   kube::EventRecorder& events_;
   ReconcilerOptions options_;
+  logs::LogTracker* logs_;
   ReconcileObserver observer_;
 };
 

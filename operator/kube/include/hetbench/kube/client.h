@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -84,6 +85,45 @@ class WatchStream {
   virtual void cancel() = 0;
 };
 
+/// Lets another thread end a streamLogs call early, which then returns OK. Thread-safe.
+class StreamCanceller {
+ public:
+  void cancel() {
+    std::function<void()> hook;
+    {
+      std::lock_guard lock(mu_);
+      if (cancelled_) return;
+      cancelled_ = true;
+      hook = hook_;
+    }
+    if (hook) hook();
+  }
+  bool cancelled() const {
+    std::lock_guard lock(mu_);
+    return cancelled_;
+  }
+  /// For KubeClient implementations: `hook` aborts the open request; it runs on cancel(), or at
+  /// once when cancel() came first. clearHook() before the request's state goes away.
+  void setHook(std::function<void()> hook) {
+    bool now = false;
+    {
+      std::lock_guard lock(mu_);
+      hook_ = hook;
+      now = cancelled_;
+    }
+    if (now && hook) hook();
+  }
+  void clearHook() {
+    std::lock_guard lock(mu_);
+    hook_ = nullptr;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  bool cancelled_ = false;
+  std::function<void()> hook_;
+};
+
 struct LogOptions {
   std::string container;
   bool follow = false;
@@ -92,6 +132,7 @@ struct LogOptions {
   std::optional<common::WallTime> sinceTime;
   std::optional<std::int64_t> tailLines;
   std::optional<std::int64_t> limitBytes;
+  std::shared_ptr<StreamCanceller> canceller;  // optional
 };
 
 /// The Kubernetes API as hetbench uses it. Errors are Status values whose code follows the

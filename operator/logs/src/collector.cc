@@ -1,0 +1,295 @@
+#include "hetbench/logs/collector.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <fstream>
+#include <vector>
+
+#include "hetbench/common/time.h"
+
+namespace hetbench::logs {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::uint64_t kTailWindow = 1 << 20;  // enough for the lines of one timestamp
+
+std::string text(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// The containers of a pod that have started (running or terminated), with whether they ended.
+std::vector<std::pair<std::string, bool>> startedContainers(const json& pod) {
+  std::vector<std::pair<std::string, bool>> out;
+  const json& status = pod.value("status", json::object());
+  for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+    auto it = status.find(key);
+    if (it == status.end() || !it->is_array()) continue;
+    for (const json& cs : *it) {
+      const json& state = cs.value("state", json::object());
+      const bool terminated = state.contains("terminated");
+      const bool startedOnce = terminated || state.contains("running") ||
+                               cs.value("lastState", json::object()).contains("terminated");
+      if (startedOnce) out.emplace_back(text(cs, "name"), terminated);
+    }
+  }
+  return out;
+}
+
+bool podTerminal(const json& pod) {
+  const std::string phase = text(pod.value("status", json::object()), "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+std::string streamKey(const json& pod, const std::string& container) {
+  const json& meta = pod.value("metadata", json::object());
+  return text(meta, "namespace") + "/" + text(meta, "name") + "/" + text(meta, "uid") + "/" +
+         container;
+}
+
+/// The timestamp at the start of a line written with timestamps=true, or "".
+std::string_view lineTimestamp(std::string_view line) {
+  const std::size_t space = line.find(' ');
+  const std::string_view ts = line.substr(0, space == std::string_view::npos ? line.size() : space);
+  return common::parseRfc3339(ts).isOk() ? ts : std::string_view();
+}
+
+/// RFC 3339 timestamps with nine fraction digits compare as text only when they have the same
+/// length; parse them instead.
+int compareTimestamps(std::string_view a, std::string_view b) {
+  const auto ta = common::parseRfc3339(a);
+  const auto tb = common::parseRfc3339(b);
+  if (!ta.isOk() || !tb.isOk()) return 0;
+  return ta.value() < tb.value() ? -1 : (tb.value() < ta.value() ? 1 : 0);
+}
+
+}  // namespace
+
+struct LogCollector::Stream {
+  std::string ns;
+  std::string pod;
+  std::string container;
+  std::string unitDir;
+  std::filesystem::path file;
+  std::atomic<bool> done{false};
+  std::shared_ptr<kube::StreamCanceller> canceller = std::make_shared<kube::StreamCanceller>();
+  std::mutex mu;
+  std::condition_variable cv;
+  std::thread thread;
+};
+
+std::string LogCollector::truncationMarker(std::uint64_t cap) {
+  return "[hetbench: log truncated at " + std::to_string(cap) + " bytes]";
+}
+
+ResumePoint resumePoint(const std::filesystem::path& file) {
+  ResumePoint point;
+  std::error_code ec;
+  point.size = std::filesystem::file_size(file, ec);
+  if (ec || point.size == 0) {
+    point.size = 0;
+    return point;
+  }
+  std::ifstream in(file, std::ios::binary);
+  const std::uint64_t start = point.size > kTailWindow ? point.size - kTailWindow : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string tail(point.size - start, '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  std::vector<std::string_view> lines;
+  std::string_view rest(tail);
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    lines.push_back(rest.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    rest.remove_prefix(nl + 1);
+  }
+  if (start > 0 && !lines.empty()) lines.erase(lines.begin());  // maybe cut at the front
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (it->find("[hetbench: log truncated at ") != std::string_view::npos) point.truncated = true;
+    const std::string_view ts = lineTimestamp(*it);
+    if (ts.empty()) continue;
+    if (point.timestamp.empty()) point.timestamp = std::string(ts);
+    if (ts != point.timestamp) break;
+    ++point.linesAtTimestamp;
+  }
+  return point;
+}
+
+LogCollector::LogCollector(kube::KubeClient& client, CollectorOptions options)
+    : client_(client), options_(std::move(options)) {}
+
+LogCollector::~LogCollector() { stop(); }
+
+void LogCollector::track(const json& pod, const std::string& unitDir) {
+  const json& meta = pod.value("metadata", json::object());
+  std::lock_guard lock(mu_);
+  if (stopping_) return;
+  for (const auto& [container, terminated] : startedContainers(pod)) {
+    const std::string key = streamKey(pod, container);
+    if (streams_.contains(key)) continue;
+    auto stream = std::make_unique<Stream>();
+    stream->ns = text(meta, "namespace");
+    stream->pod = text(meta, "name");
+    stream->container = container;
+    stream->unitDir = unitDir;
+    stream->file = options_.dir / unitDir / stream->pod / (container + ".log");
+    Stream& ref = *stream;
+    streams_.emplace(key, std::move(stream));
+    ref.thread = std::thread([this, &ref] { follow(ref); });
+  }
+}
+
+bool LogCollector::complete(const json& pod) const {
+  if (!podTerminal(pod)) return false;  // a running pod may still write
+  std::lock_guard lock(mu_);
+  for (const auto& [container, terminated] : startedContainers(pod)) {
+    auto it = streams_.find(streamKey(pod, container));
+    if (it == streams_.end() || !it->second->done) return false;
+  }
+  return true;
+}
+
+void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
+  const std::string prefix = ns + "/" + run + "/";
+  std::vector<std::unique_ptr<Stream>> ended;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      if (it->second->unitDir.rfind(prefix, 0) == 0) {
+        ended.push_back(std::move(it->second));
+        it = streams_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& stream : ended) {
+    stream->canceller->cancel();
+    stream->cv.notify_all();
+    stream->thread.join();
+  }
+}
+
+void LogCollector::stop() {
+  std::map<std::string, std::unique_ptr<Stream>> all;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    all.swap(streams_);
+  }
+  for (auto& [key, stream] : all) {
+    stream->canceller->cancel();
+    stream->cv.notify_all();
+  }
+  for (auto& [key, stream] : all) stream->thread.join();
+}
+
+std::size_t LogCollector::activeStreams() const {
+  std::lock_guard lock(mu_);
+  return static_cast<std::size_t>(std::count_if(
+      streams_.begin(), streams_.end(), [](const auto& entry) { return !entry.second->done; }));
+}
+
+bool LogCollector::sleepFor(Stream& stream, std::chrono::milliseconds d) {
+  std::unique_lock lock(stream.mu);
+  stream.cv.wait_for(lock, d, [&] { return stream.canceller->cancelled(); });
+  return !stream.canceller->cancelled();
+}
+
+void LogCollector::follow(Stream& stream) {
+  std::error_code ec;
+  std::filesystem::create_directories(stream.file.parent_path(), ec);
+  if (ec) {
+    spdlog::error("log {}: {}", stream.file.string(), ec.message());
+    stream.done = true;
+    return;
+  }
+  ResumePoint point = resumePoint(stream.file);
+  std::ofstream out(stream.file, std::ios::binary | std::ios::app);
+  std::uint64_t size = point.size;
+  bool truncated = point.truncated;
+  std::chrono::milliseconds backoff = options_.retryInitial;
+
+  while (!stream.canceller->cancelled()) {
+    kube::LogOptions options;
+    options.container = stream.container;
+    options.follow = true;
+    options.timestamps = true;
+    options.canceller = stream.canceller;
+    if (!point.timestamp.empty()) options.sinceTime = common::parseRfc3339(point.timestamp).value();
+    std::uint64_t skipAtTimestamp = point.linesAtTimestamp;
+    std::string partial;
+    bool wrote = false;
+    auto writeLine = [&](std::string_view line) {
+      const std::string_view ts = lineTimestamp(line);
+      if (!point.timestamp.empty() && !ts.empty()) {
+        const int order = compareTimestamps(ts, point.timestamp);
+        if (order < 0) return;  // already written
+        if (order == 0 && skipAtTimestamp > 0) {
+          --skipAtTimestamp;
+          return;
+        }
+      }
+      if (!ts.empty()) {
+        if (ts == point.timestamp) {
+          ++point.linesAtTimestamp;
+        } else {
+          point.timestamp = std::string(ts);
+          point.linesAtTimestamp = 1;
+        }
+        skipAtTimestamp = 0;
+      }
+      if (truncated) return;
+      if (size + line.size() + 1 > options_.maxBytesPerContainer) {
+        const std::string marker = std::string(ts.empty() ? "" : std::string(ts) + " ") +
+                                   truncationMarker(options_.maxBytesPerContainer);
+        out << marker << '\n';
+        truncated = true;
+        return;
+      }
+      out << line << '\n';
+      size += line.size() + 1;
+      bytes_ += line.size() + 1;
+      wrote = true;
+    };
+    const common::Status status =
+        client_.streamLogs(stream.ns, stream.pod, options, [&](std::string_view data) {
+          partial.append(data);
+          std::size_t start = 0;
+          for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos;
+               start = nl + 1) {
+            writeLine(std::string_view(partial).substr(start, nl - start));
+          }
+          partial.erase(0, start);
+          out.flush();
+          return true;
+        });
+    if (!partial.empty()) writeLine(partial);
+    out.flush();
+    if (stream.canceller->cancelled()) break;
+    if (status.isNotFound()) break;  // the pod is gone: nothing more to read
+    if (status.isOk()) {
+      // A followed stream ends when the container ends, or when the server closes it.
+      common::Result<json> pod = client_.get(kube::resources::kPods, stream.ns, stream.pod);
+      if (pod.status().isNotFound()) break;
+      if (pod.isOk()) {
+        bool ended = false;
+        for (const auto& [name, terminated] : startedContainers(pod.value()))
+          if (name == stream.container && terminated) ended = true;
+        if (ended || podTerminal(pod.value())) break;
+      }
+      if (wrote) backoff = options_.retryInitial;
+    } else {
+      spdlog::debug("log {}/{}/{}: {}; resuming", stream.ns, stream.pod, stream.container,
+                    status.toString());
+    }
+    if (!sleepFor(stream, backoff)) break;
+    backoff = std::min(backoff * 2, options_.retryMax);
+  }
+  stream.done = true;
+}
+
+}  // namespace hetbench::logs

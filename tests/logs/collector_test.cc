@@ -1,0 +1,208 @@
+#include "hetbench/logs/collector.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hetbench/kube/rest_client.h"
+#include "testing/harness.h"
+
+namespace hetbench::logs {
+namespace {
+
+using kubesim::testing::Harness;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string readFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The text of each line of a kept log, without its timestamp.
+std::vector<std::string> texts(const std::string& content) {
+  std::vector<std::string> out;
+  std::istringstream in(content);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t space = line.find(' ');
+    out.push_back(space == std::string::npos ? line : line.substr(space + 1));
+  }
+  return out;
+}
+
+std::vector<std::string> numbered(int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i <= to; ++i) out.push_back("line " + std::to_string(i));
+  return out;
+}
+
+class CollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("hetbench-collector-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    kube::RestConfig config;
+    config.server = "http://127.0.0.1:" + std::to_string(h_.port());
+    client_ = std::move(kube::makeRestClient(config, {}, clock_)).value();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  json createPod(const std::string& name, const std::string& script,
+                 const std::string& initScript = "") {
+    json spec = {{"restartPolicy", "Never"},
+                 {"containers", json::array({{{"name", "main"},
+                                              {"image", "busybox"},
+                                              {"command", json::array({"sh", "-c", script})}}})}};
+    if (!initScript.empty()) {
+      spec["initContainers"] = json::array({{{"name", "setup"},
+                                             {"image", "busybox"},
+                                             {"command", json::array({"sh", "-c", initScript})}}});
+    }
+    auto created = client_->create(
+        kube::resources::kPods, "default",
+        {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", spec}});
+    EXPECT_TRUE(created.isOk()) << created.status().toString();
+    return created.isOk() ? created.value() : json();
+  }
+
+  json getPod(const std::string& name) {
+    auto pod = client_->get(kube::resources::kPods, "default", name);
+    return pod.isOk() ? pod.value() : json();
+  }
+
+  /// Tracks the pod until its logs are complete (bounded).
+  bool collect(LogCollector& collector, const std::string& name) {
+    return Harness::eventually(
+        [&] {
+          const json pod = getPod(name);
+          collector.track(pod, "default/run/0-0");
+          return collector.complete(pod);
+        },
+        20s);
+  }
+
+  std::filesystem::path file(const std::string& pod, const std::string& container) const {
+    return dir_ / "default/run/0-0" / pod / (container + ".log");
+  }
+
+  Harness h_;
+  common::SystemClock clock_;
+  std::unique_ptr<kube::KubeClient> client_;
+  std::filesystem::path dir_;
+};
+
+// Verifies a whole log, init container included, lands on disk and the pod is complete only
+// once both containers have ended.
+TEST_F(CollectorTest, CollectsEveryContainer) {
+  createPod("p", "for i in 1 2 3; do echo line $i; done", "echo init done");
+  LogCollector collector(*client_, {dir_});
+  ASSERT_TRUE(collect(collector, "p"));
+  EXPECT_EQ(texts(readFile(file("p", "main"))), numbered(1, 3));
+  EXPECT_EQ(texts(readFile(file("p", "setup"))), std::vector<std::string>{"init done"});
+  EXPECT_EQ(collector.activeStreams(), 0u);
+  EXPECT_GT(collector.bytesWritten(), 0u);
+}
+
+// Verifies broken streams resume without losing or repeating a line.
+TEST_F(CollectorTest, ResumesBrokenStreamsExactly) {
+  createPod("p", "i=1; while [ $i -le 40 ]; do echo line $i; i=$((i+1)); sleep 0.05; done");
+  LogCollector collector(*client_, {dir_, 256ull << 20, 50ms, 200ms});
+  ASSERT_TRUE(Harness::eventually(
+      [&] {
+        collector.track(getPod("p"), "default/run/0-0");
+        return collector.activeStreams() == 1;
+      },
+      10s));
+  for (int i = 0; i < 4; ++i) {
+    std::this_thread::sleep_for(300ms);
+    h_.post("/kubesim/faults", {{"cutLogStreams", true}});
+  }
+  ASSERT_TRUE(collect(collector, "p"));
+  EXPECT_EQ(texts(readFile(file("p", "main"))), numbered(1, 40));
+}
+
+// Verifies a new collector (a restarted operator) continues the file instead of repeating it.
+TEST_F(CollectorTest, RestartContinuesTheFile) {
+  createPod("p", "for i in 1 2 3 4 5; do echo line $i; done; sleep 1; echo line 6");
+  {
+    LogCollector first(*client_, {dir_});
+    ASSERT_TRUE(Harness::eventually(
+        [&] {
+          first.track(getPod("p"), "default/run/0-0");
+          return texts(readFile(file("p", "main"))).size() >= 5;
+        },
+        10s));
+  }  // stopped mid-stream
+  LogCollector second(*client_, {dir_});
+  ASSERT_TRUE(collect(second, "p"));
+  EXPECT_EQ(texts(readFile(file("p", "main"))), numbered(1, 6));
+}
+
+// Verifies the size cap: the file stops at the cap with one marker line.
+TEST_F(CollectorTest, TruncatesAtTheCap) {
+  createPod("p", "i=1; while [ $i -le 200 ]; do echo line $i; i=$((i+1)); done");
+  LogCollector collector(*client_, {dir_, 2048});
+  ASSERT_TRUE(collect(collector, "p"));
+  const std::string content = readFile(file("p", "main"));
+  std::vector<std::string> lines = texts(content);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), LogCollector::truncationMarker(2048));
+  EXPECT_LE(content.size(), 2048u + 100u);
+  lines.pop_back();
+  EXPECT_EQ(lines, numbered(1, static_cast<int>(lines.size())));
+}
+
+// Verifies forgetRun ends a stream that would otherwise follow a silent container for minutes.
+TEST_F(CollectorTest, ForgetRunEndsStreams) {
+  createPod("p", "echo started; sleep 300");
+  LogCollector collector(*client_, {dir_});
+  ASSERT_TRUE(Harness::eventually(
+      [&] {
+        collector.track(getPod("p"), "default/run/0-0");
+        return texts(readFile(file("p", "main"))).size() == 1;
+      },
+      10s));
+  collector.forgetRun("default", "run");
+  EXPECT_EQ(collector.activeStreams(), 0u);
+  EXPECT_FALSE(collector.complete(getPod("p")));
+}
+
+TEST(ResumePoint, ReadsTheLastTimestampAndItsLines) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hetbench-resume-" + std::to_string(::getpid()) + ".log");
+  struct Row {
+    const char* content;
+    const char* timestamp;
+    std::uint64_t lines;
+    bool truncated;
+  };
+  const Row rows[] = {
+      {"", "", 0, false},
+      {"2026-11-22T10:00:00.000000001Z a\n", "2026-11-22T10:00:00.000000001Z", 1, false},
+      {"2026-11-22T10:00:00.1Z a\n2026-11-22T10:00:00.2Z b\n2026-11-22T10:00:00.2Z c\n",
+       "2026-11-22T10:00:00.2Z", 2, false},
+      {"2026-11-22T10:00:00.1Z a\n2026-11-22T10:00:00.1Z [hetbench: log truncated at 10 bytes]\n",
+       "2026-11-22T10:00:00.1Z", 2, true},
+      {"no timestamp\n", "", 0, false},
+  };
+  for (const Row& row : rows) {
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << row.content;
+    }
+    const ResumePoint point = resumePoint(path);
+    EXPECT_EQ(point.timestamp, row.timestamp) << row.content;
+    EXPECT_EQ(point.linesAtTimestamp, row.lines) << row.content;
+    EXPECT_EQ(point.truncated, row.truncated) << row.content;
+    EXPECT_EQ(point.size, std::string(row.content).size()) << row.content;
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace hetbench::logs
