@@ -34,6 +34,7 @@ struct Flags {
   std::vector<std::string> namespaces;
   std::string metricsAddress = ":8080";
   std::string probeAddress = ":8081";
+  std::string logsAddress = ":8082";
   bool leaderElect = false;
   std::string leaderElectionNamespace;
   std::string leaderElectionId = "hetbench-operator";
@@ -90,6 +91,8 @@ int main(int argc, char** argv) {
                   "Address of the Prometheus /metrics endpoint; 0 disables it.");
   flags.addString("health-probe-bind-address", &f.probeAddress,
                   "Address of /healthz and /readyz; 0 disables them.");
+  flags.addString("logs-bind-address", &f.logsAddress,
+                  "Address serving the kept logs read-only under /logs/; 0 disables it.");
   flags.addBool("leader-elect", &f.leaderElect,
                 "Run as one of several replicas: only the holder of a Lease reconciles.");
   flags.addString("leader-election-namespace", &f.leaderElectionNamespace,
@@ -127,7 +130,9 @@ int main(int argc, char** argv) {
 
   auto metricsAddress = controller::parseBindAddress(f.metricsAddress, "metrics-bind-address");
   auto probeAddress = controller::parseBindAddress(f.probeAddress, "health-probe-bind-address");
-  for (const common::Status& s : {metricsAddress.status(), probeAddress.status()}) {
+  auto logsAddress = controller::parseBindAddress(f.logsAddress, "logs-bind-address");
+  for (const common::Status& s :
+       {metricsAddress.status(), probeAddress.status(), logsAddress.status()}) {
     if (!s.isOk()) {
       std::fprintf(stderr, "hetbench-operator: %s\n", s.message().c_str());
       return 2;
@@ -199,6 +204,14 @@ int main(int argc, char** argv) {
     spdlog::info("health probes listening on {}:{}", probeAddress.value()->host, probes->port());
   }
 
+  std::unique_ptr<hetbench::http::Server> logServer;
+  if (logsAddress.value()) {
+    auto served = controller::serveLogs(*logsAddress.value(), f.logDir);
+    if (!served.isOk()) return fail("--logs-bind-address: " + served.status().message());
+    logServer = std::move(served).value();
+    spdlog::info("logs served on {}:{}", logsAddress.value()->host, logServer->port());
+  }
+
   std::atomic<bool> signalled{false};
   std::thread signalThread([&] {
     int received = 0;
@@ -220,6 +233,7 @@ int main(int argc, char** argv) {
   collector.stop();
   events.flush();
   if (probes) probes->stop();
+  if (logServer) logServer->stop();
   if (!signalled) ::kill(::getpid(), SIGTERM);  // wakes the signal thread
   signalThread.join();
   spdlog::info("stopped");

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "http/test_client.h"
 
@@ -66,6 +69,50 @@ TEST(Endpoints, ProbesFollowTheirPredicates) {
   EXPECT_EQ(status("GET", "/metrics"), 404);
   EXPECT_EQ(status("POST", "/healthz"), 405);
   server.value()->stop();
+}
+
+// Verifies the log server serves files under its directory and nothing outside it.
+TEST(Endpoints, LogsStayInsideTheirDirectory) {
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() / ("hetbench-logsrv-" + std::to_string(::getpid()));
+  const std::filesystem::path dir = base / "logs";
+  std::filesystem::create_directories(dir / "ns/run/0-0/pod");
+  std::ofstream(dir / "ns/run/0-0/pod/main.log") << "2026-11-22T10:00:00Z hello\n";
+  std::ofstream(dir / "ns/run/0-0/manifest.json") << "[]\n";
+  std::ofstream(base / "secret") << "no\n";
+  std::filesystem::create_symlink(base / "secret", dir / "ns/run/0-0/link.log");
+
+  auto server = serveLogs({"127.0.0.1", 0}, dir);
+  ASSERT_TRUE(server.isOk()) << server.status().toString();
+  auto get = [&](const std::string& target) {
+    auto conn = http::testing::TestConnection::connect(server.value()->port());
+    if (conn == nullptr) return http::testing::Response{};
+    conn->sendAll(http::testing::getRequest(target));
+    return conn->readResponse().value_or(http::testing::Response{});
+  };
+  EXPECT_EQ(get("/logs/ns/run/0-0/pod/main.log").body, "2026-11-22T10:00:00Z hello\n");
+  const http::testing::Response listing = get("/logs/ns/run/");
+  EXPECT_EQ(listing.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(listing.body),
+            nlohmann::json({"0-0/manifest.json", "0-0/pod/main.log"}));
+  struct Row {
+    const char* target;
+    int status;
+  };
+  const Row rows[] = {
+      {"/logs/ns/run/0-0/pod/other.log", 404},
+      {"/logs/ns/absent/", 404},
+      {"/logs/ns/run/0-0/link.log", 404},
+      {"/logs/ns/run/../../../secret", 400},
+      {"/logs/ns/run/%2e%2e/%2e%2e/%2e%2e/secret", 400},
+      {"/logs/ns/run/.hidden", 400},
+      {"/logs/ns/", 400},
+      {"/logs/ns/run/0-0/pod/main.log%00", 400},
+      {"/elsewhere", 404},
+  };
+  for (const Row& row : rows) EXPECT_EQ(get(row.target).status, row.status) << row.target;
+  server.value()->stop();
+  std::filesystem::remove_all(base);
 }
 
 }  // namespace

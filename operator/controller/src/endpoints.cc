@@ -1,6 +1,10 @@
 #include "hetbench/controller/endpoints.h"
 
+#include <algorithm>
 #include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 namespace hetbench::controller {
 
@@ -58,6 +62,95 @@ common::Result<std::unique_ptr<http::Server>> serveProbes(const BindAddress& add
     }
   };
   return http::Server::start(options, std::move(handler));
+}
+
+namespace {
+
+bool plainName(std::string_view segment) {
+  if (segment.empty() || segment.front() == '.' || segment.size() > 253) return false;
+  return std::all_of(segment.begin(), segment.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-' || c == '_';
+  });
+}
+
+/// The segments of `path` after `prefix`, or nullopt when one is not a plain name.
+std::optional<std::vector<std::string>> segments(std::string_view path) {
+  std::vector<std::string> out;
+  while (!path.empty()) {
+    const std::size_t slash = path.find('/');
+    const std::string_view segment = path.substr(0, slash);
+    if (!segment.empty()) {
+      if (!plainName(segment)) return std::nullopt;
+      out.emplace_back(segment);
+    }
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+void serveLogRequest(const std::filesystem::path& dir, const http::Request& request,
+                     http::ResponseWriter& out) {
+  const http::Headers text = {{"Content-Type", "text/plain; charset=utf-8"}};
+  constexpr std::string_view kPrefix = "/logs/";
+  if (request.method != "GET") {
+    out.send(405, text, "method not allowed\n");
+    return;
+  }
+  if (request.path.rfind(kPrefix, 0) != 0) {
+    out.send(404, text, "not found\n");
+    return;
+  }
+  std::optional<std::vector<std::string>> parts =
+      segments(std::string_view(request.path).substr(kPrefix.size()));
+  if (!parts || parts->size() < 2) {
+    out.send(400, text, "want /logs/NAMESPACE/RUN/[PATH] with plain names\n");
+    return;
+  }
+  std::filesystem::path target = dir;
+  for (const std::string& part : *parts) target /= part;
+  std::error_code ec;
+  if (parts->size() == 2) {
+    if (!std::filesystem::is_directory(target, ec)) {
+      out.send(404, text, "no logs for this run\n");
+      return;
+    }
+    std::vector<std::string> files;
+    for (auto it = std::filesystem::recursive_directory_iterator(target, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec) && !it->is_symlink(ec))
+        files.push_back(std::filesystem::relative(it->path(), target, ec).generic_string());
+    }
+    std::sort(files.begin(), files.end());
+    out.send(200, {{"Content-Type", "application/json"}}, nlohmann::json(files).dump() + "\n");
+    return;
+  }
+  if (std::filesystem::is_symlink(target, ec) || !std::filesystem::is_regular_file(target, ec)) {
+    out.send(404, text, "no such log\n");
+    return;
+  }
+  std::ifstream in(target, std::ios::binary);
+  if (!in || !out.startStream(200, text)) return;
+  std::string chunk(64 * 1024, '\0');
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    if (!out.write(std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())))) return;
+  }
+}
+
+}  // namespace
+
+common::Result<std::unique_ptr<http::Server>> serveLogs(const BindAddress& address,
+                                                        const std::filesystem::path& dir) {
+  http::ServerOptions options;
+  options.host = address.host;
+  options.port = address.port;
+  options.maxConnections = 64;
+  options.maxBodyBytes = 4096;
+  return http::Server::start(options,
+                             [dir](const http::Request& request, http::ResponseWriter& out) {
+                               serveLogRequest(dir, request, out);
+                             });
 }
 
 }  // namespace hetbench::controller

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,5 +28,12 @@ common::Result<std::optional<BindAddress>> parseBindAddress(std::string_view tex
 common::Result<std::unique_ptr<http::Server>> serveProbes(const BindAddress& address,
                                                           std::function<bool()> healthy,
                                                           std::function<bool()> ready);
+
+/// Serves the kept logs read-only: GET /logs/NAMESPACE/RUN/ lists the run's files (JSON: an
+/// array of paths relative to the run), GET /logs/NAMESPACE/RUN/PATH returns one file as
+/// text. Every path segment must be a plain name (letters, digits, '.', '-', '_', not starting
+/// with '.'), so no request reaches outside `dir`; anything else is 400, a missing file 404.
+common::Result<std::unique_ptr<http::Server>> serveLogs(const BindAddress& address,
+                                                        const std::filesystem::path& dir);
 
 }  // namespace hetbench::controller
