@@ -1,0 +1,171 @@
+#include "hetbench/cli/logs.h"
+
+#include <cpprest/http_client.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "hetbench/common/time.h"
+
+namespace hetbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// "3-1/..." → {3, 1}.
+std::optional<std::pair<std::int64_t, std::int64_t>> unitOf(std::string_view path) {
+  const std::size_t slash = path.find('/');
+  const std::string_view unit = path.substr(0, slash);
+  const std::size_t dash = unit.find('-');
+  if (slash == std::string_view::npos || dash == std::string_view::npos) return std::nullopt;
+  std::int64_t trial = 0;
+  std::int64_t repetition = 0;
+  const char* end = unit.data() + unit.size();
+  if (std::from_chars(unit.data(), unit.data() + dash, trial).ptr != unit.data() + dash ||
+      std::from_chars(unit.data() + dash + 1, end, repetition).ptr != end) {
+    return std::nullopt;
+  }
+  return std::make_pair(trial, repetition);
+}
+
+class DirectorySource final : public LogSource {
+ public:
+  explicit DirectorySource(fs::path dir) : dir_(std::move(dir)) {}
+
+  common::Result<std::vector<std::string>> list(const std::string& ns,
+                                                const std::string& run) override {
+    const fs::path root = dir_ / ns / run;
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) {
+      return common::notFoundError("no logs of " + ns + "/" + run + " under " + dir_.string());
+    }
+    std::vector<std::string> files;
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec)) files.push_back(fs::relative(it->path(), root).generic_string());
+    }
+    if (ec) return common::unavailableError(root.string() + ": " + ec.message());
+    return files;
+  }
+
+  common::Status read(const std::string& ns, const std::string& run, const std::string& path,
+                      const std::function<void(std::string_view)>& out) override {
+    std::ifstream in(dir_ / ns / run / path, std::ios::binary);
+    if (!in) return common::notFoundError("cannot open " + (dir_ / ns / run / path).string());
+    std::string chunk(64 * 1024, '\0');
+    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+      out(std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
+    return common::okStatus();
+  }
+
+ private:
+  fs::path dir_;
+};
+
+class ServerSource final : public LogSource {
+ public:
+  explicit ServerSource(std::string url) : client_(url) {}
+
+  common::Result<std::vector<std::string>> list(const std::string& ns,
+                                                const std::string& run) override {
+    std::string body;
+    HETBENCH_RETURN_IF_ERROR(
+        get("/logs/" + ns + "/" + run + "/", [&](std::string_view data) { body.append(data); }));
+    const nlohmann::json files = nlohmann::json::parse(body, nullptr, false);
+    if (!files.is_array()) return common::internalError("the log server sent no file list");
+    std::vector<std::string> out;
+    for (const nlohmann::json& f : files)
+      if (f.is_string()) out.push_back(f.get<std::string>());
+    return out;
+  }
+
+  common::Status read(const std::string& ns, const std::string& run, const std::string& path,
+                      const std::function<void(std::string_view)>& out) override {
+    return get("/logs/" + ns + "/" + run + "/" + path, out);
+  }
+
+ private:
+  common::Status get(const std::string& target, const std::function<void(std::string_view)>& out) {
+    try {
+      web::http::http_response response = client_.request(web::http::methods::GET, target).get();
+      const std::string body = response.extract_utf8string(true).get();
+      if (response.status_code() == 404) return common::notFoundError("no logs at " + target);
+      if (response.status_code() != 200) {
+        return common::unavailableError("GET " + target + ": HTTP " +
+                                        std::to_string(response.status_code()) + ": " + body);
+      }
+      out(body);
+      return common::okStatus();
+    } catch (const std::exception& e) {
+      return common::unavailableError("GET " + target + ": " + e.what());
+    }
+  }
+
+  web::http::client::http_client client_;
+};
+
+/// Drops the RFC 3339 timestamp the kubelet puts in front of each kept line.
+std::string_view withoutTimestamp(std::string_view line) {
+  const std::size_t space = line.find(' ');
+  if (space == std::string_view::npos) return line;
+  return common::parseRfc3339(line.substr(0, space)).isOk() ? line.substr(space + 1) : line;
+}
+
+}  // namespace
+
+std::unique_ptr<LogSource> directorySource(fs::path dir) {
+  return std::make_unique<DirectorySource>(std::move(dir));
+}
+
+common::Result<std::unique_ptr<LogSource>> serverSource(const std::string& url) {
+  try {
+    return std::unique_ptr<LogSource>(std::make_unique<ServerSource>(url));
+  } catch (const std::exception& e) {
+    return common::invalidError("--server " + url + ": " + e.what());
+  }
+}
+
+std::vector<std::string> selectLogFiles(const std::vector<std::string>& files,
+                                        const LogSelection& selection) {
+  std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, std::string>> picked;
+  for (const std::string& file : files) {
+    if (file.size() < 4 || file.compare(file.size() - 4, 4, ".log") != 0) continue;
+    const auto unit = unitOf(file);
+    if (!unit) continue;
+    if (selection.trial && unit->first != *selection.trial) continue;
+    if (selection.repetition && unit->second != *selection.repetition) continue;
+    picked.emplace_back(*unit, file);
+  }
+  std::sort(picked.begin(), picked.end());
+  std::vector<std::string> out;
+  for (auto& [unit, file] : picked) out.push_back(std::move(file));
+  return out;
+}
+
+common::Status printLogs(LogSource& source, const std::string& ns, const std::string& run,
+                         const LogSelection& selection, std::ostream& out) {
+  HETBENCH_ASSIGN_OR_RETURN(std::vector<std::string> files, source.list(ns, run));
+  const std::vector<std::string> selected = selectLogFiles(files, selection);
+  if (selected.empty())
+    return common::notFoundError("no container logs of " + ns + "/" + run + " match");
+  for (const std::string& file : selected) {
+    out << "==> " << file << " <==\n";
+    std::string partial;
+    HETBENCH_RETURN_IF_ERROR(source.read(ns, run, file, [&](std::string_view data) {
+      partial.append(data);
+      std::size_t start = 0;
+      for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+        const std::string_view line = std::string_view(partial).substr(start, nl - start);
+        out << (selection.timestamps ? line : withoutTimestamp(line)) << '\n';
+      }
+      partial.erase(0, start);
+    }));
+    if (!partial.empty())
+      out << (selection.timestamps ? partial : withoutTimestamp(partial)) << '\n';
+  }
+  return common::okStatus();
+}
+
+}  // namespace hetbench::cli

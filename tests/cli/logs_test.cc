@@ -1,0 +1,96 @@
+#include "hetbench/cli/logs.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hetbench/controller/endpoints.h"
+
+namespace hetbench::cli {
+namespace {
+
+TEST(CliLogs, SelectsContainerLogsInUnitOrder) {
+  const std::vector<std::string> files = {"10-0/p/main.log",
+                                          "2-1/p/main.log",
+                                          "2-0/p/setup.log",
+                                          "2-0/p/main.log",
+                                          "2-0/manifest.json",
+                                          "x-0/p/main.log",
+                                          "2-0",
+                                          "notes.log"};
+  struct Row {
+    const char* name;
+    LogSelection selection;
+    std::vector<std::string> want;
+  };
+  const Row rows[] = {
+      {"all", {}, {"2-0/p/main.log", "2-0/p/setup.log", "2-1/p/main.log", "10-0/p/main.log"}},
+      {"trial 2",
+       {2, std::nullopt, false},
+       {"2-0/p/main.log", "2-0/p/setup.log", "2-1/p/main.log"}},
+      {"trial 2 repetition 1", {2, 1, false}, {"2-1/p/main.log"}},
+      {"repetition 0",
+       {std::nullopt, 0, false},
+       {"2-0/p/main.log", "2-0/p/setup.log", "10-0/p/main.log"}},
+      {"no such trial", {7, std::nullopt, false}, {}},
+  };
+  for (const Row& row : rows) EXPECT_EQ(selectLogFiles(files, row.selection), row.want) << row.name;
+}
+
+class CliLogsSources : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("hetbench-cli-logs-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_ / "ns/run/0-0/pod-a");
+    std::filesystem::create_directories(dir_ / "ns/run/1-0/pod-b");
+    std::ofstream(dir_ / "ns/run/0-0/pod-a/main.log")
+        << "2026-11-22T10:00:00.000000001Z first line\n2026-11-22T10:00:01Z second line\n";
+    std::ofstream(dir_ / "ns/run/1-0/pod-b/main.log") << "2026-11-22T10:00:02Z other trial";
+    std::ofstream(dir_ / "ns/run/0-0/manifest.json") << "[]\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+};
+
+constexpr const char* kAll =
+    "==> 0-0/pod-a/main.log <==\nfirst line\nsecond line\n"
+    "==> 1-0/pod-b/main.log <==\nother trial\n";
+
+// Verifies the directory and the operator's log server give the same output.
+TEST_F(CliLogsSources, DirectoryAndServerAgree) {
+  auto server = controller::serveLogs({"127.0.0.1", 0}, dir_);
+  ASSERT_TRUE(server.isOk()) << server.status().toString();
+  auto remote = serverSource("http://127.0.0.1:" + std::to_string(server.value()->port()));
+  ASSERT_TRUE(remote.isOk());
+  for (LogSource* source : {directorySource(dir_).release(), remote.value().get()}) {
+    std::unique_ptr<LogSource> owned(source == remote.value().get() ? nullptr : source);
+    std::ostringstream out;
+    ASSERT_TRUE(printLogs(*source, "ns", "run", {}, out).isOk());
+    EXPECT_EQ(out.str(), kAll);
+
+    std::ostringstream stamped;
+    ASSERT_TRUE(printLogs(*source, "ns", "run", {0, 0, true}, stamped).isOk());
+    EXPECT_EQ(stamped.str(),
+              "==> 0-0/pod-a/main.log <==\n2026-11-22T10:00:00.000000001Z first line\n"
+              "2026-11-22T10:00:01Z second line\n");
+
+    std::ostringstream none;
+    EXPECT_TRUE(printLogs(*source, "ns", "absent", {}, none).isNotFound());
+    EXPECT_TRUE(printLogs(*source, "ns", "run", {5, std::nullopt, false}, none).isNotFound());
+  }
+  server.value()->stop();
+}
+
+// Verifies an unreachable server is an error, not an empty answer.
+TEST(CliLogs, UnreachableServerIsAnError) {
+  auto remote = serverSource("http://127.0.0.1:1");
+  ASSERT_TRUE(remote.isOk());
+  std::ostringstream out;
+  EXPECT_TRUE(printLogs(*remote.value(), "ns", "run", {}, out).isUnavailable());
+}
+
+}  // namespace
+}  // namespace hetbench::cli
