@@ -65,8 +65,10 @@ TEST_F(CliLogsSources, DirectoryAndServerAgree) {
   ASSERT_TRUE(server.isOk()) << server.status().toString();
   auto remote = serverSource("http://127.0.0.1:" + std::to_string(server.value()->port()));
   ASSERT_TRUE(remote.isOk());
-  for (LogSource* source : {directorySource(dir_).release(), remote.value().get()}) {
-    std::unique_ptr<LogSource> owned(source == remote.value().get() ? nullptr : source);
+  std::vector<std::unique_ptr<LogSource>> sources;
+  sources.push_back(directorySource(dir_));
+  sources.push_back(std::move(remote).value());
+  for (const auto& source : sources) {
     std::ostringstream out;
     ASSERT_TRUE(printLogs(*source, "ns", "run", {}, out).isOk());
     EXPECT_EQ(out.str(), kAll);
