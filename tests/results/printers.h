@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "hetbench/results/parser.h"
+#include "hetbench/results/reference.h"
 
 namespace hetbench::results {
 
@@ -15,6 +16,10 @@ inline void PrintTo(const EpochSample& s, std::ostream* os) {
       << s.wallSeconds << ", io " << s.ioSeconds.value_or(-1) << ", compute "
       << s.computeSeconds.value_or(-1) << ", energy " << s.energyJoules.value_or(-1)
       << (s.warmup ? ", warmup}" : "}");
+}
+
+inline void PrintTo(const MetricCheck& check, std::ostream* os) {
+  *os << "{" << check.metric << ", " << toString(check.verdict) << ", " << check.message << "}";
 }
 
 }  // namespace hetbench::results
