@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "field_errors.h"
+#include "hetbench/common/field_errors.h"
 
 namespace hetbench::benchmark {
 namespace {
@@ -80,8 +80,8 @@ class Substitution {
       i = dollar + close + 1;
     }
     if (unknown) {
-      causes_.push_back(internal::invalidCause(path, internal::quote(in),
-                                               "unknown parameter " + internal::quote(*unknown)));
+      causes_.push_back(common::invalidCause(path, common::quote(in),
+                                             "unknown parameter " + common::quote(*unknown)));
     }
     return out;
   }
@@ -129,7 +129,7 @@ common::Result<json> substituteParams(const json& value, const Params& params,
   Substitution substitution(params);
   json out = substitution.value(value, path);
   std::vector<common::StatusCause> causes = substitution.takeCauses();
-  if (!causes.empty()) return internal::invalidStatus(std::move(causes));
+  if (!causes.empty()) return common::invalidStatus(std::move(causes));
   return out;
 }
 

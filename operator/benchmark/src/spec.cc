@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "field_errors.h"
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/plan.h"
 #include "hetbench/common/duration.h"
+#include "hetbench/common/field_errors.h"
 
 namespace hetbench::benchmark {
 namespace {
@@ -97,25 +97,25 @@ class Reader {
 
   const std::string* string(const std::string& field, const json& v) {
     if (v.is_string()) return &v.get_ref<const std::string&>();
-    add(internal::typeInvalidCause(field, v, "string"));
+    add(common::typeInvalidCause(field, v, "string"));
     return nullptr;
   }
 
   std::optional<bool> boolean(const std::string& field, const json& v) {
     if (v.is_boolean()) return v.get<bool>();
-    add(internal::typeInvalidCause(field, v, "boolean"));
+    add(common::typeInvalidCause(field, v, "boolean"));
     return std::nullopt;
   }
 
   const json* object(const std::string& field, const json& v) {
     if (v.is_object()) return &v;
-    add(internal::typeInvalidCause(field, v, "object"));
+    add(common::typeInvalidCause(field, v, "object"));
     return nullptr;
   }
 
   const json* array(const std::string& field, const json& v) {
     if (v.is_array()) return &v;
-    add(internal::typeInvalidCause(field, v, "array"));
+    add(common::typeInvalidCause(field, v, "array"));
     return nullptr;
   }
 
@@ -134,7 +134,7 @@ class Reader {
         return floatAsInteger(v).value_or(d > 0 ? kMax : std::numeric_limits<std::int64_t>::min());
       }
     }
-    add(internal::typeInvalidCause(field, v, "integer"));
+    add(common::typeInvalidCause(field, v, "integer"));
     return std::nullopt;
   }
 
@@ -144,13 +144,13 @@ class Reader {
     const std::optional<std::int64_t> n = integer(field, v);
     if (!n) return std::nullopt;
     if (*n < min) {
-      add(internal::invalidCause(field, v.dump(),
-                                 "must be greater than or equal to " + std::to_string(min)));
+      add(common::invalidCause(field, v.dump(),
+                               "must be greater than or equal to " + std::to_string(min)));
       return std::nullopt;
     }
     if (*n > max) {
-      add(internal::invalidCause(field, v.dump(),
-                                 "must be less than or equal to " + std::to_string(max)));
+      add(common::invalidCause(field, v.dump(),
+                               "must be less than or equal to " + std::to_string(max)));
       return std::nullopt;
     }
     return n;
@@ -162,11 +162,11 @@ class Reader {
     if (text == nullptr) return std::nullopt;
     const common::Result<std::chrono::nanoseconds> d = common::parseDuration(*text);
     if (!d.isOk()) {
-      add(internal::invalidCause(field, internal::quote(*text), d.status().message()));
+      add(common::invalidCause(field, common::quote(*text), d.status().message()));
       return std::nullopt;
     }
     if (d->count() <= 0) {
-      add(internal::invalidCause(field, internal::quote(*text), "must be greater than zero"));
+      add(common::invalidCause(field, common::quote(*text), "must be greater than zero"));
       return std::nullopt;
     }
     return *d;
@@ -181,15 +181,15 @@ class Reader {
       spellings.push_back(toString(e));
       if (v.is_string() && spellings.back() == v.get_ref<const std::string&>()) return e;
     }
-    add(v.is_string() ? internal::notSupportedCause(field, v, spellings)
-                      : internal::typeInvalidCause(field, v, "string"));
+    add(v.is_string() ? common::notSupportedCause(field, v, spellings)
+                      : common::typeInvalidCause(field, v, "string"));
     return std::nullopt;
   }
 
   /// An object or array that nests at most kMaxNesting deep.
   bool shallow(const std::string& field, const json& v) {
     if (nestsWithin(v, kMaxNesting)) return true;
-    add(internal::forbiddenCause(
+    add(common::forbiddenCause(
         field, "must not nest more than " + std::to_string(kMaxNesting) + " levels deep"));
     return false;
   }
@@ -201,19 +201,19 @@ class Reader {
 void readSystem(Reader& r, const json& spec, RunSpec& out) {
   const json* v = member(spec, "system");
   if (v == nullptr) {
-    r.add(internal::requiredCause("spec.system"));
+    r.add(common::requiredCause("spec.system"));
     return;
   }
   const std::string* system = r.string("spec.system", *v);
   if (system == nullptr) return;
   if (system->empty()) {
-    r.add(internal::requiredCause("spec.system"));
+    r.add(common::requiredCause("spec.system"));
   } else if (system->size() > kMaxSystemLength) {
-    r.add(internal::tooLongCause("spec.system", kMaxSystemLength));
+    r.add(common::tooLongCause("spec.system", kMaxSystemLength));
   } else if (!isLabelValue(*system)) {
-    r.add(internal::invalidCause("spec.system", internal::quote(*system),
-                                 "must consist of alphanumeric characters, '-', '_' or '.', and "
-                                 "must start and end with an alphanumeric character"));
+    r.add(common::invalidCause("spec.system", common::quote(*system),
+                               "must consist of alphanumeric characters, '-', '_' or '.', and "
+                               "must start and end with an alphanumeric character"));
   } else {
     out.system = *system;
   }
@@ -225,15 +225,15 @@ void readWorkload(Reader& r, const json& spec, RunSpec& out) {
   const json* workload = member(spec, "workload");
   const json* templ = member(spec, "template");
   if (workload == nullptr && templ == nullptr) {
-    r.add(internal::requiredCause("spec.workload",
-                                  "exactly one of workload and template is required"));
+    r.add(
+        common::requiredCause("spec.workload", "exactly one of workload and template is required"));
   }
   if (workload != nullptr && r.object("spec.workload", *workload) != nullptr &&
       r.shallow("spec.workload", *workload)) {
     out.workload = *workload;
   }
   if (templ != nullptr && workload != nullptr) {
-    r.add(internal::forbiddenCause("spec.template", "may not be set together with workload"));
+    r.add(common::forbiddenCause("spec.template", "may not be set together with workload"));
   } else if (templ != nullptr && r.object("spec.template", *templ) != nullptr &&
              r.shallow("spec.template", *templ)) {
     out.templ = *templ;
@@ -254,9 +254,9 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
     declared[name];
     const std::string field = "spec.matrix." + name;
     if (!isParameterName(name)) {
-      r.add(internal::invalidCause("spec.matrix", internal::quote(name),
-                                   "a parameter name must start with a letter or '_' and "
-                                   "contain only letters, digits and '_'"));
+      r.add(common::invalidCause("spec.matrix", common::quote(name),
+                                 "a parameter name must start with a letter or '_' and "
+                                 "contain only letters, digits and '_'"));
       valid = false;
     }
     const json* values = r.array(field, item);
@@ -265,7 +265,7 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
       continue;
     }
     if (values->empty()) {
-      r.add(internal::requiredCause(field, "must list at least one value"));
+      r.add(common::requiredCause(field, "must list at least one value"));
       valid = false;
       continue;
     }
@@ -282,12 +282,12 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
       } else if (const std::optional<std::int64_t> n = floatAsInteger(value)) {
         text = std::to_string(*n);
       } else {
-        r.add(internal::typeInvalidCause(itemField, value, "integer or string"));
+        r.add(common::typeInvalidCause(itemField, value, "integer or string"));
         valid = false;
         continue;
       }
       if (!seen.insert(text).second) {
-        r.add(internal::duplicateCause(itemField, internal::quote(text)));
+        r.add(common::duplicateCause(itemField, common::quote(text)));
         valid = false;
         continue;
       }
@@ -402,16 +402,16 @@ std::string toString(WorkloadKind k) {
 common::Result<RunSpec> parseRunSpec(const json& spec) {
   Reader r;
   if (spec.is_null()) {
-    r.add(internal::requiredCause("spec"));
-    return internal::invalidStatus(std::move(r.causes()));
+    r.add(common::requiredCause("spec"));
+    return common::invalidStatus(std::move(r.causes()));
   }
-  if (r.object("spec", spec) == nullptr) return internal::invalidStatus(std::move(r.causes()));
+  if (r.object("spec", spec) == nullptr) return common::invalidStatus(std::move(r.causes()));
 
   RunSpec out;
   if (const json* v = member(spec, "benchmark")) {
     out.benchmark = r.oneOf("spec.benchmark", *v, kBenchmarks).value_or(out.benchmark);
   } else {
-    r.add(internal::requiredCause("spec.benchmark"));
+    r.add(common::requiredCause("spec.benchmark"));
   }
   readSystem(r, spec, out);
   readWorkload(r, spec, out);
@@ -440,7 +440,7 @@ common::Result<RunSpec> parseRunSpec(const json& spec) {
   readResultsFields(r, spec, out);
   if (matrixValid && repetitionsValid) checkUnits(r, out);
 
-  if (!r.causes().empty()) return internal::invalidStatus(std::move(r.causes()));
+  if (!r.causes().empty()) return common::invalidStatus(std::move(r.causes()));
   return out;
 }
 

@@ -12,7 +12,7 @@
 
 #include "hetbench/common/status.h"
 
-namespace hetbench::benchmark::internal {
+namespace hetbench::common {
 
 /// `text` as a double-quoted JSON string (close to Go's %q), cut at a UTF-8 boundary after
 /// 80 bytes so that a hostile value cannot blow up a condition message; invalid UTF-8 is
@@ -60,31 +60,31 @@ inline std::string withDetail(std::string head, std::string_view detail) {
   return head;
 }
 
-inline common::StatusCause requiredCause(std::string field, std::string_view detail = {}) {
+inline StatusCause requiredCause(std::string field, std::string_view detail = {}) {
   return {std::move(field), "FieldValueRequired", withDetail("Required value", detail)};
 }
 
-inline common::StatusCause forbiddenCause(std::string field, std::string_view detail) {
+inline StatusCause forbiddenCause(std::string field, std::string_view detail) {
   return {std::move(field), "FieldValueForbidden", withDetail("Forbidden", detail)};
 }
 
 /// `shownValue` is already formatted (see shown() and quote()).
-inline common::StatusCause invalidCause(std::string field, const std::string& shownValue,
-                                        std::string_view detail) {
+inline StatusCause invalidCause(std::string field, const std::string& shownValue,
+                                std::string_view detail) {
   return {std::move(field), "FieldValueInvalid",
           withDetail("Invalid value: " + shownValue, detail)};
 }
 
 /// `expected` is the type the field needs ("integer", "integer or string").
-inline common::StatusCause typeInvalidCause(std::string field, const nlohmann::json& value,
-                                            std::string_view expected) {
+inline StatusCause typeInvalidCause(std::string field, const nlohmann::json& value,
+                                    std::string_view expected) {
   return {
       std::move(field), "FieldValueTypeInvalid",
       "Invalid value: " + quote(typeName(value)) + ": must be of type " + std::string(expected)};
 }
 
-inline common::StatusCause notSupportedCause(std::string field, const nlohmann::json& value,
-                                             const std::vector<std::string>& supported) {
+inline StatusCause notSupportedCause(std::string field, const nlohmann::json& value,
+                                     const std::vector<std::string>& supported) {
   std::string detail = "supported values: ";
   for (std::size_t i = 0; i < supported.size(); ++i) {
     if (i > 0) detail += ", ";
@@ -94,25 +94,25 @@ inline common::StatusCause notSupportedCause(std::string field, const nlohmann::
           withDetail("Unsupported value: " + shown(value), detail)};
 }
 
-inline common::StatusCause duplicateCause(std::string field, const std::string& shownValue) {
+inline StatusCause duplicateCause(std::string field, const std::string& shownValue) {
   return {std::move(field), "FieldValueDuplicate", "Duplicate value: " + shownValue};
 }
 
-inline common::StatusCause tooLongCause(std::string field, std::size_t maxBytes) {
+inline StatusCause tooLongCause(std::string field, std::size_t maxBytes) {
   return {std::move(field), "FieldValueTooLong",
           "Too long: may not be more than " + std::to_string(maxBytes) + " bytes"};
 }
 
 /// Invalid with one cause per problem; the message lists them as the API server does
 /// ("f: m" for one, "[f: m, g: n]" for several).
-inline common::Status invalidStatus(std::vector<common::StatusCause> causes) {
+inline Status invalidStatus(std::vector<StatusCause> causes) {
   std::string message;
-  for (const common::StatusCause& cause : causes) {
+  for (const StatusCause& cause : causes) {
     if (!message.empty()) message += ", ";
     message += cause.field + ": " + cause.message;
   }
   if (causes.size() > 1) message = "[" + message + "]";
-  return common::invalidError(std::move(message), std::move(causes));
+  return invalidError(std::move(message), std::move(causes));
 }
 
-}  // namespace hetbench::benchmark::internal
+}  // namespace hetbench::common

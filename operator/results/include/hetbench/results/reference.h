@@ -1,0 +1,77 @@
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetbench/common/status.h"
+#include "hetbench/results/aggregate.h"
+#include "hetbench/results/metrics.h"
+
+namespace hetbench::results {
+
+/// Which way a metric gets better.
+enum class Direction { kHigher, kLower };
+
+/// "higher", "lower".
+std::string toString(Direction direction);
+
+/// A reference result: the band [value × (1 − lower), value × (1 + upper)], bounds inclusive;
+/// an absent bound leaves that side open.
+struct Reference {
+  double value = 0;
+  std::optional<double> lower;  // a fraction of value, 0..1
+  std::optional<double> upper;  // a fraction of value, at least 0
+  std::string unit;
+  Direction direction = Direction::kHigher;
+
+  bool operator==(const Reference&) const = default;
+};
+
+/// References by metric name.
+using References = std::map<std::string, Reference>;
+
+/// Parses spec.references, an object from metric name to {value, lower, upper, unit,
+/// direction} (null reads as empty; null fields count as absent; unknown fields are ignored).
+/// `value` is required and above 0; `unit` defaults to the metric's unit in `units` and, when
+/// both are known, must equal it. Errors are Invalid, one cause per problem naming its field
+/// (`spec.references.effective_throughput.lower`). Never throws.
+common::Result<References> parseReferences(const nlohmann::json& references,
+                                           const MetricUnits& units);
+
+/// Ordered from least to most severe: a run's verdict is its trials' most severe one.
+enum class Verdict { kNoReference, kPass, kRegressed, kMetricMissing };
+
+/// "NoReference", "Pass", "Regressed", "MetricMissing": the spellings of status.verdict.
+std::string toString(Verdict verdict);
+
+/// The outcome for one metric, with a message that has the numbers.
+struct MetricCheck {
+  std::string metric;
+  Verdict verdict = Verdict::kNoReference;
+  std::string message;
+
+  bool operator==(const MetricCheck&) const = default;
+};
+
+struct TrialVerdict {
+  Verdict verdict = Verdict::kNoReference;
+  std::vector<MetricCheck> checks;  // by metric name
+
+  bool operator==(const TrialVerdict&) const = default;
+};
+
+/// Judges a trial: each metric with a reference or in `required` must be present in every
+/// repetition (else MetricMissing); a referenced metric's mean is Regressed when it lies beyond
+/// the band on the worse side of `direction`, and Pass otherwise (beyond the band on the better
+/// side is an improvement: Pass, with a note). The trial's verdict is its most severe check's,
+/// NoReference when there is none.
+TrialVerdict judgeTrial(const TrialMetrics& trial, const References& references,
+                        const std::vector<std::string>& required);
+
+/// The most severe of `trials`; NoReference when empty.
+Verdict runVerdict(const std::vector<Verdict>& trials);
+
+}  // namespace hetbench::results

@@ -1,0 +1,204 @@
+#include "hetbench/results/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "hetbench/common/field_errors.h"
+#include "numbers.h"
+#include "spec_fields.h"
+
+namespace hetbench::results {
+namespace {
+
+using common::StatusCause;
+using internal::member;
+using nlohmann::json;
+
+constexpr Direction kDirections[] = {Direction::kHigher, Direction::kLower};
+
+// Bounds are inclusive; this much relative slack keeps a value exactly on a bound from failing
+// on the rounding of value × (1 − lower).
+constexpr double kBoundSlack = 1e-9;
+
+// A number of spec.references; a cause when it is not one.
+std::optional<double> number(const json& v, const std::string& field,
+                             std::vector<StatusCause>& causes) {
+  if (v.is_number()) return v.get<double>();
+  causes.push_back(common::typeInvalidCause(field, v, "number"));
+  return std::nullopt;
+}
+
+// One entry of spec.references; causes are appended to `causes`.
+std::optional<Reference> readReference(const std::string& name, const json& entry,
+                                       const MetricUnits& units, std::vector<StatusCause>& causes) {
+  const std::string field = "spec.references." + name;
+  if (!entry.is_object()) {
+    causes.push_back(common::typeInvalidCause(field, entry, "object"));
+    return std::nullopt;
+  }
+  const std::size_t before = causes.size();
+  Reference ref;
+  if (const json* v = member(entry, "value"); v == nullptr) {
+    causes.push_back(common::requiredCause(field + ".value"));
+  } else if (const std::optional<double> d = number(*v, field + ".value", causes)) {
+    if (*d > 0) {
+      ref.value = *d;
+    } else {
+      causes.push_back(common::invalidCause(field + ".value", v->dump(), "must be greater than 0"));
+    }
+  }
+  if (const json* v = member(entry, "lower")) {
+    if (const std::optional<double> d = number(*v, field + ".lower", causes)) {
+      if (*d >= 0 && *d <= 1) {
+        ref.lower = *d;
+      } else {
+        causes.push_back(common::invalidCause(
+            field + ".lower", v->dump(),
+            "must be between 0 and 1, a fraction of value (0.05 allows 5% below it)"));
+      }
+    }
+  }
+  if (const json* v = member(entry, "upper")) {
+    if (const std::optional<double> d = number(*v, field + ".upper", causes)) {
+      if (*d >= 0) {
+        ref.upper = *d;
+      } else {
+        causes.push_back(common::invalidCause(
+            field + ".upper", v->dump(),
+            "must be greater than or equal to 0, a fraction of value (0.1 allows 10% above it)"));
+      }
+    }
+  }
+  const auto known = units.find(name);
+  if (known != units.end()) ref.unit = known->second;
+  if (const json* v = member(entry, "unit")) {
+    if (!v->is_string()) {
+      causes.push_back(common::typeInvalidCause(field + ".unit", *v, "string"));
+    } else if (known != units.end() && *v != known->second) {
+      causes.push_back(common::invalidCause(
+          field + ".unit", common::quote(v->get<std::string>()),
+          "must be " + common::quote(known->second) + ", the unit of " + name));
+    } else {
+      ref.unit = v->get<std::string>();
+    }
+  }
+  if (const json* v = member(entry, "direction")) {
+    ref.direction =
+        internal::oneOf(*v, kDirections, field + ".direction", causes).value_or(ref.direction);
+  }
+  if (causes.size() != before) return std::nullopt;
+  return ref;
+}
+
+// A fraction as a percentage with at most one decimal: 0.0876 -> "8.8".
+std::string percent(double fraction) {
+  return internal::formatNumber(std::round(fraction * 1000) / 10);
+}
+
+// MetricMissing unless every repetition has the metric.
+std::optional<MetricCheck> missingCheck(const std::string& name, const TrialMetrics& trial) {
+  const auto it = trial.metrics.find(name);
+  const std::int64_t have = it == trial.metrics.end() ? 0 : it->second.n;
+  if (have > 0 && have >= trial.repetitions) return std::nullopt;
+  std::string message = name + " is missing from ";
+  message += have == 0 ? std::string("the log")
+                       : std::to_string(trial.repetitions - have) + " of " +
+                             std::to_string(trial.repetitions) + " repetitions";
+  return MetricCheck{name, Verdict::kMetricMissing, std::move(message)};
+}
+
+MetricCheck compare(const std::string& name, const MetricStats& stats, const Reference& ref) {
+  std::string message = name + " " + internal::formatNumber(stats.mean);
+  if (!ref.unit.empty()) message += " " + ref.unit;
+  if (stats.n > 1) message += " (mean of " + std::to_string(stats.n) + ")";
+  if (stats.mean == ref.value) {
+    return {name, Verdict::kPass,
+            message + " equals the reference " + internal::formatNumber(ref.value)};
+  }
+  const bool below = stats.mean < ref.value;
+  message += " is " + percent(std::abs(stats.mean - ref.value) / ref.value) + "% " +
+             (below ? "below" : "above") + " the reference " + internal::formatNumber(ref.value);
+  const std::optional<double>& bound = below ? ref.lower : ref.upper;
+  if (!bound) {
+    message += below ? " (no lower bound)" : " (no upper bound)";
+    return {name, Verdict::kPass, std::move(message)};
+  }
+  message += std::string(" (allowed ") + (below ? "\u2212" : "+") + percent(*bound) + "%)";
+  const double slack = kBoundSlack * ref.value;
+  const bool outside = below ? stats.mean < ref.value * (1 - *bound) - slack
+                             : stats.mean > ref.value * (1 + *bound) + slack;
+  if (!outside) return {name, Verdict::kPass, std::move(message)};
+  const bool worse = below == (ref.direction == Direction::kHigher);
+  if (worse) return {name, Verdict::kRegressed, std::move(message)};
+  message += ": an improvement beyond the band; update the reference if it holds";
+  return {name, Verdict::kPass, std::move(message)};
+}
+
+}  // namespace
+
+std::string toString(Direction direction) {
+  return direction == Direction::kHigher ? "higher" : "lower";
+}
+
+std::string toString(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kNoReference:
+      return "NoReference";
+    case Verdict::kPass:
+      return "Pass";
+    case Verdict::kRegressed:
+      return "Regressed";
+    case Verdict::kMetricMissing:
+      return "MetricMissing";
+  }
+  return "Unknown";
+}
+
+common::Result<References> parseReferences(const json& references, const MetricUnits& units) {
+  References out;
+  if (references.is_null()) return out;
+  if (!references.is_object()) {
+    return common::invalidStatus(
+        {common::typeInvalidCause("spec.references", references, "object")});
+  }
+  std::vector<StatusCause> causes;
+  for (const auto& [name, entry] : references.items()) {
+    if (entry.is_null()) continue;
+    if (!isMetricName(name)) {
+      causes.push_back(common::invalidCause("spec.references", common::quote(name),
+                                            std::string(internal::kMetricNameRule)));
+      continue;
+    }
+    if (std::optional<Reference> ref = readReference(name, entry, units, causes)) {
+      out.emplace(name, std::move(*ref));
+    }
+  }
+  if (!causes.empty()) return common::invalidStatus(std::move(causes));
+  return out;
+}
+
+TrialVerdict judgeTrial(const TrialMetrics& trial, const References& references,
+                        const std::vector<std::string>& required) {
+  std::set<std::string> names(required.begin(), required.end());
+  for (const auto& [name, ref] : references) names.insert(name);
+  TrialVerdict out;
+  for (const std::string& name : names) {
+    std::optional<MetricCheck> check = missingCheck(name, trial);
+    const auto ref = references.find(name);
+    if (!check && ref == references.end()) continue;
+    if (!check) check = compare(name, trial.metrics.at(name), ref->second);
+    out.verdict = std::max(out.verdict, check->verdict);
+    out.checks.push_back(std::move(*check));
+  }
+  return out;
+}
+
+Verdict runVerdict(const std::vector<Verdict>& trials) {
+  Verdict out = Verdict::kNoReference;
+  for (Verdict v : trials) out = std::max(out, v);
+  return out;
+}
+
+}  // namespace hetbench::results

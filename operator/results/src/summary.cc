@@ -1,0 +1,74 @@
+#include "hetbench/results/summary.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "numbers.h"
+
+namespace hetbench::results {
+namespace {
+
+using nlohmann::json;
+
+// The bytes `"name":value,` takes in the summary's JSON.
+std::size_t entryBytes(const std::string& name, double value) {
+  return json(name).dump().size() + 1 + json(value).dump().size() + 1;
+}
+
+std::int64_t countOf(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
+}  // namespace
+
+UnitSummary summarize(const RepetitionMetrics& repetition) {
+  std::vector<std::pair<std::string, double>> ordered;
+  for (const BuiltinMetric& metric : kBuiltinMetrics) {
+    const auto it = repetition.values.find(std::string(metric.name));
+    if (it != repetition.values.end()) ordered.emplace_back(*it);
+  }
+  for (const auto& [name, value] : repetition.values) {
+    if (builtinMetric(name) == nullptr) ordered.emplace_back(name, value);
+  }
+  UnitSummary out;
+  out.epochs = repetition.epochsMeasured;
+  std::size_t bytes = 2;  // {}
+  for (const auto& [name, value] : ordered) {
+    const double rounded = internal::roundSignificant(value, kSummaryDigits);
+    const std::size_t more = entryBytes(name, rounded);
+    if (!std::isfinite(rounded) || bytes + more > kMaxSummaryValueBytes) {
+      ++out.omitted;
+      continue;
+    }
+    bytes += more;
+    out.values.emplace(name, rounded);
+  }
+  return out;
+}
+
+json toJson(const UnitSummary& summary) {
+  json out = {{"values", json::object()}};
+  for (const auto& [name, value] : summary.values) out["values"][name] = value;
+  if (summary.epochs > 0) out["epochs"] = summary.epochs;
+  if (summary.omitted > 0) out["omitted"] = summary.omitted;
+  return out;
+}
+
+UnitSummary unitSummaryFromJson(const json& in) {
+  UnitSummary out;
+  if (!in.is_object()) return out;
+  const auto values = in.find("values");
+  if (values != in.end() && values->is_object()) {
+    for (const auto& [name, value] : values->items()) {
+      if (value.is_number()) out.values.emplace(name, value.get<double>());
+    }
+  }
+  out.epochs = countOf(in, "epochs");
+  out.omitted = countOf(in, "omitted");
+  return out;
+}
+
+}  // namespace hetbench::results

@@ -1,0 +1,25 @@
+#pragma once
+
+// GoogleTest printers, so that a failed comparison shows values instead of bytes.
+
+#include <ostream>
+
+#include "hetbench/results/parser.h"
+#include "hetbench/results/reference.h"
+
+namespace hetbench::results {
+
+inline void PrintTo(const LineError& error, std::ostream* os) { *os << toString(error); }
+
+inline void PrintTo(const EpochSample& s, std::ostream* os) {
+  *os << "{rank " << s.rank << ", epoch " << s.epoch << ", samples " << s.samples << ", wall "
+      << s.wallSeconds << ", io " << s.ioSeconds.value_or(-1) << ", compute "
+      << s.computeSeconds.value_or(-1) << ", energy " << s.energyJoules.value_or(-1)
+      << (s.warmup ? ", warmup}" : "}");
+}
+
+inline void PrintTo(const MetricCheck& check, std::ostream* os) {
+  *os << "{" << check.metric << ", " << toString(check.verdict) << ", " << check.message << "}";
+}
+
+}  // namespace hetbench::results

@@ -1,0 +1,304 @@
+#include "hetbench/results/reference.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hetbench/results/metric_spec.h"
+#include "printers.h"
+
+namespace hetbench::results {
+namespace {
+
+using nlohmann::json;
+
+const MetricUnits kUnits = metricUnits({});
+
+// Verifies every field, the defaults, units taken from the metric, and null entries.
+TEST(ParseReferences, Accepts) {
+  const json references = json::parse(R"({
+    "effective_throughput": {"value": 1000, "lower": 0.05, "upper": 0.1},
+    "io_seconds": {"value": 10.5, "upper": 0.2, "direction": "lower", "unit": "s"},
+    "speed": {"value": 179.7, "unit": "images/s", "lower": 0, "upper": null, "note": "ignored"},
+    "bare": {"value": 1},
+    "unset": null
+  })");
+  const common::Result<References> got = parseReferences(references, kUnits);
+  ASSERT_TRUE(got.isOk()) << got.status().toString();
+  const References want = {
+      {"effective_throughput", {1000, 0.05, 0.1, "samples/s", Direction::kHigher}},
+      {"io_seconds", {10.5, std::nullopt, 0.2, "s", Direction::kLower}},
+      {"speed", {179.7, 0, std::nullopt, "images/s", Direction::kHigher}},
+      {"bare", {1, std::nullopt, std::nullopt, "", Direction::kHigher}},
+  };
+  EXPECT_EQ(*got, want);
+  EXPECT_TRUE(parseReferences(json(), kUnits)->empty());
+  EXPECT_TRUE(parseReferences(json::object(), kUnits)->empty());
+  // A pattern metric's unit comes from its spec.
+  const MetricUnits units = metricUnits({{"speed", "(x)", "images/s", Reduce::kMean, 1, true}});
+  EXPECT_EQ(parseReferences(json::parse(R"({"speed": {"value": 2}})"), units)->at("speed").unit,
+            "images/s");
+}
+
+// Verifies every problem becomes a cause naming its field.
+TEST(ParseReferences, Rejects) {
+  struct Case {
+    std::string name;
+    json references;
+    std::vector<common::StatusCause> want;
+  };
+  const std::string et = "spec.references.effective_throughput";
+  const auto ref = [](const json& fields) { return json{{"effective_throughput", fields}}; };
+  const std::vector<Case> cases = {
+      {"not an object",
+       json::array(),
+       {{"spec.references", "FieldValueTypeInvalid",
+         "Invalid value: \"array\": must be of type object"}}},
+      {"a bad metric name",
+       json{{"io-time", {{"value", 1}}}},
+       {{"spec.references", "FieldValueInvalid",
+         "Invalid value: \"io-time\": a metric name must start with a letter or '_', contain only "
+         "letters, digits and '_', and have at most 63 characters"}}},
+      {"a number instead of an object",
+       ref(1000),
+       {{et, "FieldValueTypeInvalid", "Invalid value: \"integer\": must be of type object"}}},
+      {"no value",
+       ref({{"lower", 0.05}}),
+       {{et + ".value", "FieldValueRequired", "Required value"}}},
+      {"a value that is a string",
+       ref({{"value", "1000"}}),
+       {{et + ".value", "FieldValueTypeInvalid",
+         "Invalid value: \"string\": must be of type number"}}},
+      {"a value of 0",
+       ref({{"value", 0}}),
+       {{et + ".value", "FieldValueInvalid", "Invalid value: 0: must be greater than 0"}}},
+      {"a negative value",
+       ref({{"value", -5.5}}),
+       {{et + ".value", "FieldValueInvalid", "Invalid value: -5.5: must be greater than 0"}}},
+      {"lower above 1",
+       ref({{"value", 1}, {"lower", 1.5}}),
+       {{et + ".lower", "FieldValueInvalid",
+         "Invalid value: 1.5: must be between 0 and 1, a fraction of value (0.05 allows 5% below "
+         "it)"}}},
+      {"lower negative, as ReFrame writes it",
+       ref({{"value", 1}, {"lower", -0.05}}),
+       {{et + ".lower", "FieldValueInvalid",
+         "Invalid value: -0.05: must be between 0 and 1, a fraction of value (0.05 allows 5% "
+         "below it)"}}},
+      {"lower as a percentage string",
+       ref({{"value", 1}, {"lower", "5%"}}),
+       {{et + ".lower", "FieldValueTypeInvalid",
+         "Invalid value: \"string\": must be of type number"}}},
+      {"upper negative",
+       ref({{"value", 1}, {"upper", -0.1}}),
+       {{et + ".upper", "FieldValueInvalid",
+         "Invalid value: -0.1: must be greater than or equal to 0, a fraction of value (0.1 "
+         "allows 10% above it)"}}},
+      {"another unit than the metric's",
+       ref({{"value", 1}, {"unit", "images/s"}}),
+       {{et + ".unit", "FieldValueInvalid",
+         "Invalid value: \"images/s\": must be \"samples/s\", the unit of effective_throughput"}}},
+      {"a unit that is not a string",
+       ref({{"value", 1}, {"unit", true}}),
+       {{et + ".unit", "FieldValueTypeInvalid",
+         "Invalid value: \"boolean\": must be of type string"}}},
+      {"an unknown direction",
+       ref({{"value", 1}, {"direction", "up"}}),
+       {{et + ".direction", "FieldValueNotSupported",
+         "Unsupported value: \"up\": supported values: \"higher\", \"lower\""}}},
+      {"several problems, in order",
+       json{{"a", {{"value", 0}, {"lower", 2}}}, {"b", "x"}},
+       {{"spec.references.a.value", "FieldValueInvalid",
+         "Invalid value: 0: must be greater than 0"},
+        {"spec.references.a.lower", "FieldValueInvalid",
+         "Invalid value: 2: must be between 0 and 1, a fraction of value (0.05 allows 5% below "
+         "it)"},
+        {"spec.references.b", "FieldValueTypeInvalid",
+         "Invalid value: \"string\": must be of type object"}}},
+  };
+  for (const Case& c : cases) {
+    const common::Result<References> got = parseReferences(c.references, kUnits);
+    ASSERT_FALSE(got.isOk()) << c.name;
+    EXPECT_TRUE(got.status().isInvalid()) << c.name;
+    EXPECT_EQ(got.status().causes(), c.want) << c.name << ": " << got.status().toString();
+  }
+}
+
+TrialMetrics trialOf(std::int64_t repetitions, const std::map<std::string, MetricStats>& metrics) {
+  return {repetitions, metrics};
+}
+
+MetricStats mean(double value, std::int64_t n = 1) { return {value, 0, value, value, n}; }
+
+Reference band(double value, std::optional<double> lower, std::optional<double> upper,
+               const std::string& unit = "samples/s", Direction direction = Direction::kHigher) {
+  return {value, lower, upper, unit, direction};
+}
+
+// Verifies every verdict, the band's semantics (inclusive bounds, open sides, direction) and
+// the messages with their numbers.
+TEST(JudgeTrial, Table) {
+  struct Case {
+    std::string name;
+    TrialMetrics trial;
+    References references;
+    std::vector<std::string> required;
+    TrialVerdict want;
+  };
+  const std::string et = "effective_throughput";
+  const References fivePercent = {{et, band(1000, 0.05, 0.1)}};
+  const std::vector<Case> cases = {
+      {"regressed below the band",
+       trialOf(1, {{et, mean(912.4)}}),
+       fivePercent,
+       {},
+       {Verdict::kRegressed,
+        {{et, Verdict::kRegressed,
+          "effective_throughput 912.4 samples/s is 8.8% below the reference 1000 (allowed "
+          "\u22125%)"}}}},
+      {"within the band, below",
+       trialOf(1, {{et, mean(960)}}),
+       fivePercent,
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 960 samples/s is 4% below the reference 1000 (allowed "
+          "\u22125%)"}}}},
+      {"on the lower bound",
+       trialOf(1, {{et, mean(950)}}),
+       fivePercent,
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 950 samples/s is 5% below the reference 1000 (allowed "
+          "\u22125%)"}}}},
+      {"equal to the reference",
+       trialOf(1, {{et, mean(1000)}}),
+       fivePercent,
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass, "effective_throughput 1000 samples/s equals the reference 1000"}}}},
+      {"within the band, above",
+       trialOf(1, {{et, mean(1050)}}),
+       fivePercent,
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 1050 samples/s is 5% above the reference 1000 (allowed +10%)"}}}},
+      {"an improvement beyond the band",
+       trialOf(1, {{et, mean(1200)}}),
+       fivePercent,
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 1200 samples/s is 20% above the reference 1000 (allowed +10%): "
+          "an improvement beyond the band; update the reference if it holds"}}}},
+      {"no lower bound",
+       trialOf(1, {{et, mean(500)}}),
+       {{et, band(1000, std::nullopt, 0.1)}},
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 500 samples/s is 50% below the reference 1000 (no lower "
+          "bound)"}}}},
+      {"no upper bound",
+       trialOf(1, {{et, mean(2000)}}),
+       {{et, band(1000, 0.05, std::nullopt)}},
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 2000 samples/s is 100% above the reference 1000 (no upper "
+          "bound)"}}}},
+      {"lower is better: above the band regresses",
+       trialOf(1, {{"io_seconds", mean(12.3)}}),
+       {{"io_seconds", band(10, 0.1, 0.2, "s", Direction::kLower)}},
+       {},
+       {Verdict::kRegressed,
+        {{"io_seconds", Verdict::kRegressed,
+          "io_seconds 12.3 s is 23% above the reference 10 (allowed +20%)"}}}},
+      {"lower is better: below the band improves",
+       trialOf(1, {{"io_seconds", mean(5)}}),
+       {{"io_seconds", band(10, 0.1, 0.2, "s", Direction::kLower)}},
+       {},
+       {Verdict::kPass,
+        {{"io_seconds", Verdict::kPass,
+          "io_seconds 5 s is 50% below the reference 10 (allowed \u221210%): an improvement "
+          "beyond the band; update the reference if it holds"}}}},
+      {"a ratio without a unit, over three repetitions",
+       trialOf(3, {{"compute_fraction", mean(0.7, 3)}}),
+       {{"compute_fraction", band(0.8, 0.1, std::nullopt, "")}},
+       {},
+       {Verdict::kRegressed,
+        {{"compute_fraction", Verdict::kRegressed,
+          "compute_fraction 0.7 (mean of 3) is 12.5% below the reference 0.8 (allowed "
+          "\u221210%)"}}}},
+      {"a referenced metric missing from the log",
+       trialOf(1, {{"speed", mean(1)}}),
+       fivePercent,
+       {},
+       {Verdict::kMetricMissing,
+        {{et, Verdict::kMetricMissing, "effective_throughput is missing from the log"}}}},
+      {"a referenced metric missing from some repetitions",
+       trialOf(3, {{et, mean(1000, 2)}}),
+       fivePercent,
+       {},
+       {Verdict::kMetricMissing,
+        {{et, Verdict::kMetricMissing,
+          "effective_throughput is missing from 1 of 3 repetitions"}}}},
+      {"a trial without repetitions",
+       trialOf(0, {}),
+       fivePercent,
+       {},
+       {Verdict::kMetricMissing,
+        {{et, Verdict::kMetricMissing, "effective_throughput is missing from the log"}}}},
+      {"a required metric present, without a reference",
+       trialOf(1, {{"speed", mean(1)}}),
+       {},
+       {"speed"},
+       {Verdict::kNoReference, {}}},
+      {"a required metric missing",
+       trialOf(2, {{"speed", mean(1, 2)}}),
+       {},
+       {"speed", "io"},
+       {Verdict::kMetricMissing, {{"io", Verdict::kMetricMissing, "io is missing from the log"}}}},
+      {"nothing referenced or required", trialOf(1, {{et, mean(1)}}), {}, {}, {}},
+      {"the most severe check decides",
+       trialOf(1, {{et, mean(900)}, {"io_seconds", mean(10)}}),
+       {{et, band(1000, 0.05, 0.1)},
+        {"io_seconds", band(10, 0.1, 0.1, "s", Direction::kLower)},
+        {"speed", band(5, 0.1, 0.1, "")}},
+       {"io_seconds"},
+       {Verdict::kMetricMissing,
+        {{et, Verdict::kRegressed,
+          "effective_throughput 900 samples/s is 10% below the reference 1000 (allowed "
+          "\u22125%)"},
+         {"io_seconds", Verdict::kPass, "io_seconds 10 s equals the reference 10"},
+         {"speed", Verdict::kMetricMissing, "speed is missing from the log"}}}},
+  };
+  for (const Case& c : cases) {
+    const TrialVerdict got = judgeTrial(c.trial, c.references, c.required);
+    EXPECT_EQ(got.verdict, c.want.verdict) << c.name << ": " << toString(got.verdict);
+    EXPECT_EQ(got.checks, c.want.checks) << c.name;
+  }
+}
+
+// Verifies the order of severity across trials and the spellings.
+TEST(RunVerdict, MostSevere) {
+  EXPECT_EQ(runVerdict({}), Verdict::kNoReference);
+  EXPECT_EQ(runVerdict({Verdict::kNoReference, Verdict::kNoReference}), Verdict::kNoReference);
+  EXPECT_EQ(runVerdict({Verdict::kNoReference, Verdict::kPass}), Verdict::kPass);
+  EXPECT_EQ(runVerdict({Verdict::kPass, Verdict::kRegressed, Verdict::kNoReference}),
+            Verdict::kRegressed);
+  EXPECT_EQ(runVerdict({Verdict::kRegressed, Verdict::kMetricMissing, Verdict::kPass}),
+            Verdict::kMetricMissing);
+  EXPECT_EQ(toString(Verdict::kNoReference), "NoReference");
+  EXPECT_EQ(toString(Verdict::kPass), "Pass");
+  EXPECT_EQ(toString(Verdict::kRegressed), "Regressed");
+  EXPECT_EQ(toString(Verdict::kMetricMissing), "MetricMissing");
+  EXPECT_EQ(toString(Direction::kHigher), "higher");
+  EXPECT_EQ(toString(Direction::kLower), "lower");
+}
+
+}  // namespace
+}  // namespace hetbench::results
