@@ -19,6 +19,8 @@
 namespace hetbench::benchmark {
 namespace {
 
+constexpr std::int64_t kMaxWarmupEpochs = 1000;
+
 using common::StatusCause;
 using nlohmann::json;
 
@@ -435,6 +437,9 @@ common::Result<RunSpec> parseRunSpec(const json& spec) {
   }
   if (const json* v = member(spec, "suspend")) {
     out.suspend = r.boolean("spec.suspend", *v).value_or(out.suspend);
+  }
+  if (const json* v = member(spec, "warmupEpochs")) {
+    out.warmupEpochs = r.integerIn("spec.warmupEpochs", *v, 0, kMaxWarmupEpochs);
   }
   readCleanup(r, spec, out.cleanup);
   readResultsFields(r, spec, out);

@@ -53,6 +53,9 @@ struct RunSpec {
   std::chrono::nanoseconds timeLimit = std::chrono::hours(2);
   std::chrono::nanoseconds startTimeout = std::chrono::minutes(10);
   bool suspend = false;
+  /// Epochs left out of each repetition's metrics at its start (results::AggregationOptions);
+  /// unset: 1 when a repetition has more than one epoch, else 0.
+  std::optional<std::int64_t> warmupEpochs;
   Cleanup cleanup;
   nlohmann::json metrics = nlohmann::json::array();      // for the results module
   nlohmann::json references = nlohmann::json::object();  // for the results module
