@@ -2,13 +2,9 @@
 // API server admits and defaults, what it rejects with which cause, what it prunes, and that
 // the controller's parseRunSpec agrees with it where both check.
 #include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <charconv>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,35 +26,8 @@ const kube::GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customreso
 const kube::GroupVersionResource kRuns{std::string(kGroup), std::string(kVersion),
                                        std::string(kPlural), true};
 
-// A YAML node as kubectl sends it: plain scalars that read as booleans, null or integers keep
-// that type, quoted and block scalars stay strings.
-json toJson(const YAML::Node& node) {
-  if (node.IsMap()) {
-    json out = json::object();
-    for (const auto& entry : node) out[entry.first.as<std::string>()] = toJson(entry.second);
-    return out;
-  }
-  if (node.IsSequence()) {
-    json out = json::array();
-    for (const auto& item : node) out.push_back(toJson(item));
-    return out;
-  }
-  if (!node.IsScalar()) return nullptr;
-  const std::string& text = node.Scalar();
-  if (node.Tag() != "?") return text;
-  if (text == "true" || text == "false") return text == "true";
-  if (text == "null" || text == "~" || text.empty()) return nullptr;
-  std::int64_t n = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (error == std::errc() && end == text.data() + text.size()) return n;
-  return text;
-}
-
 json loadCrd() {
-  std::ifstream in(std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  return toJson(YAML::Load(text.str()));
+  return kubesim::testing::readManifest(std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml");
 }
 
 json run(const std::string& name, const json& spec) {

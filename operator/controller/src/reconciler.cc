@@ -68,6 +68,16 @@ std::optional<WorkloadKind> kindFromName(const std::string& kind) {
   return std::nullopt;
 }
 
+/// Neither ended by itself nor stopped (a suspended Job is stopped).
+bool stillRuns(WorkloadKind kind, const json& object) {
+  const benchmark::WorkloadState::Phase phase = benchmark::workloadState(kind, object).phase;
+  if (phase == benchmark::WorkloadState::Phase::kSucceeded ||
+      phase == benchmark::WorkloadState::Phase::kFailed) {
+    return false;
+  }
+  return !(kind == WorkloadKind::kJob && member(member(object, "spec"), "suspend") == json(true));
+}
+
 std::string describeParams(const benchmark::Params& params) {
   std::string out;
   for (const auto& [key, value] : params) {
@@ -170,7 +180,7 @@ class Pass {
   common::Status advance(UnitRecord& unit);
   common::Status start(UnitRecord& unit, const benchmark::Unit& planned);
   common::Status stop(UnitRecord& unit, bool failure);
-  common::Status cleanUp(UnitRecord& unit);
+  common::Status cleanUp(UnitRecord& unit, bool endRecorded);
   common::Status applyRetention(std::vector<UnitRecord>& units);
   common::Status removeWorkload(WorkloadKind kind, const std::string& name);
   void finish(UnitRecord& unit, UnitPhase phase, std::string reason, std::string message);
@@ -276,9 +286,11 @@ common::Result<ReconcileResult> Pass::execute() {
   }
 
   std::map<std::pair<std::int64_t, std::int64_t>, UnitRecord> previous;
+  std::set<std::pair<std::int64_t, std::int64_t>> recordedEnds;
   if (const json& trials = member(status, "trials"); trials.is_array()) {
     for (const json& t : trials) {
       UnitRecord record = unitFromJson(t);
+      if (isTerminal(record.phase)) recordedEnds.insert({record.trial, record.repetition});
       previous[{record.trial, record.repetition}] = std::move(record);
     }
   }
@@ -315,7 +327,9 @@ common::Result<ReconcileResult> Pass::execute() {
     if (unit.phase == UnitPhase::kRunning) ++running;
   }
 
-  for (UnitRecord& unit : units) HETBENCH_RETURN_IF_ERROR(cleanUp(unit));
+  for (UnitRecord& unit : units) {
+    HETBENCH_RETURN_IF_ERROR(cleanUp(unit, recordedEnds.contains({unit.trial, unit.repetition})));
+  }
   HETBENCH_RETURN_IF_ERROR(applyRetention(units));
 
   json newStatus = buildStatus(units);
@@ -567,18 +581,18 @@ common::Status Pass::advance(UnitRecord& unit) {
     finish(unit, UnitPhase::kFailed, state.reason.empty() ? "Failed" : state.reason, state.message);
     return common::Status();
   }
-  if (terminating(object)) return common::Status();  // stopped by an earlier pass
+  // Deleted by someone else, or by a pass that recorded the unit's end in a status this cache
+  // has not caught up with yet.
+  if (terminating(object)) return common::Status();
 
   const common::WallTime started = unit.startTime.value_or(now_);
   if (suspend_) {
-    HETBENCH_RETURN_IF_ERROR(stop(unit, false));
     finish(unit, UnitPhase::kCancelled, "Suspended",
            "the run was suspended; its workload was stopped");
     return common::Status();
   }
   const common::WallTime limit = started + spec_.timeLimit;
   if (now_ >= limit) {
-    HETBENCH_RETURN_IF_ERROR(stop(unit, true));
     finish(unit, UnitPhase::kTimedOut, "TimeLimitExceeded",
            "ran longer than timeLimit " + common::formatDuration(spec_.timeLimit) +
                "; its workload was stopped");
@@ -595,7 +609,6 @@ common::Status Pass::advance(UnitRecord& unit) {
   if (!check.started) {
     const common::WallTime deadline = started + spec_.startTimeout;
     if (now_ >= deadline) {
-      HETBENCH_RETURN_IF_ERROR(stop(unit, true));
       finish(unit, UnitPhase::kFailed, check.reason.empty() ? "StartTimeout" : check.reason,
              "not started within startTimeout " + common::formatDuration(spec_.startTimeout) +
                  (check.message.empty() ? "" : ": " + check.message));
@@ -702,8 +715,15 @@ common::Status Pass::stop(UnitRecord& unit, bool failure) {
   return common::Status();
 }
 
-common::Status Pass::cleanUp(UnitRecord& unit) {
+common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
   if (!isTerminal(unit.phase)) return common::Status();
+  if (!endRecorded) {
+    // Workloads are stopped or deleted only once the unit's end is in the status: a pass whose
+    // status write is lost (a Conflict redone from a fresh read, a crash) must not leave behind
+    // a Running unit whose workload it deleted, which the next pass would take for a failure.
+    noteDeadline(nextDeadline_, now_);
+    return common::Status();
+  }
   const json* object = workloadOf(unit);
   if (object == nullptr || terminating(*object)) {
     unit.retained = false;
@@ -724,6 +744,14 @@ common::Status Pass::cleanUp(UnitRecord& unit) {
     return stop(unit, false);
   }
   if (!isFailure(unit.phase)) return common::Status();
+  if (stillRuns(*kind, *object)) {  // timed out, or never started
+    HETBENCH_RETURN_IF_ERROR(stop(unit, true));
+    object = workloadOf(unit);
+    if (object == nullptr) {
+      unit.retained = false;
+      return common::Status();
+    }
+  }
   if (label(*object, benchmark::kRetainedLabel) != "true") {
     json patch = {{"metadata",
                    {{"labels", {{std::string(benchmark::kRetainedLabel), "true"}}},

@@ -1,9 +1,4 @@
 #include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
-
-#include <charconv>
-#include <fstream>
-#include <sstream>
 
 #include "testing/harness.h"
 
@@ -14,41 +9,7 @@ using nlohmann::json;
 
 constexpr const char* kJobs = "/apis/graphcore.ai/v1alpha1/namespaces/default/ipujobs";
 
-// YAML to JSON keeping plain scalars typed (integers, booleans, null) and quoted ones strings,
-// as kubectl reads a manifest.
-json yamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& kv : node) out[kv.first.as<std::string>()] = yamlToJson(kv.second);
-      return out;
-    }
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const auto& item : node) out.push_back(yamlToJson(item));
-      return out;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& s = node.Scalar();
-      if (node.Tag() == "!") return s;
-      if (s == "true" || s == "false") return s == "true";
-      if (s == "null" || s == "~") return nullptr;
-      std::int64_t n = 0;
-      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-      if (ec == std::errc() && end == s.data() + s.size()) return n;
-      return s;
-    }
-    default:
-      return nullptr;
-  }
-}
-
-json crd() {
-  std::ifstream in(std::string(KUBESIM_FIXTURES_DIR) + "/ipujob-crd.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  return yamlToJson(YAML::Load(text.str()));
-}
+json crd() { return readManifest(std::string(KUBESIM_FIXTURES_DIR) + "/ipujob-crd.yaml"); }
 
 json ipuJob(const std::string& name, std::int64_t instances, const std::string& ipus,
             const std::string& script) {

@@ -97,4 +97,8 @@ nlohmann::json configMap(const std::string& name, const nlohmann::json& data = n
 nlohmann::json commandPod(const std::string& name, const std::string& script,
                           const std::string& restartPolicy = "Never");
 
+/// A YAML (or JSON) manifest file as kubectl sends it: plain scalars that read as booleans, null
+/// or integers keep that type, quoted ones stay strings. Null when it cannot be read or parsed.
+nlohmann::json readManifest(const std::string& path);
+
 }  // namespace hetbench::kubesim::testing

@@ -1,0 +1,224 @@
+#include "operator_fixture.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+
+#include "hetbench/kube/rest_client.h"
+#include "kubeconfig.h"
+
+namespace hetbench::controller::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const kube::GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
+                                       false};
+const json::json_pointer kPhase("/status/phase");
+
+kubesim::testing::Harness::Options harnessOptions() {
+  kubesim::testing::Harness::Options options;
+  options.restartBackoff = 100ms;
+  options.jobBackoff = 100ms;
+  return options;
+}
+
+std::string runSelector(const std::string& run) { return "hetbench.io/run=" + run; }
+
+}  // namespace
+
+json scriptSpec(const std::string& script) {
+  return {{"benchmark", "custom"},
+          {"system", "cpu"},
+          {"workload", {{"image", "busybox"}, {"command", {"sh", "-c", script}}}}};
+}
+
+json condition(const json& object, const std::string& type) {
+  const json conditions = object.value("/status/conditions"_json_pointer, json::array());
+  for (const json& c : conditions)
+    if (c.value("type", "") == type) return c;
+  return nullptr;
+}
+
+TempDir::TempDir() {
+  std::string pattern =
+      (std::filesystem::path(::testing::TempDir()) / "operator_test_XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << pattern;
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+PodWatch::PodWatch(kube::KubeClient& client, const std::string& run) {
+  kube::WatchOptions options;
+  options.labelSelector = runSelector(run);
+  common::Result<std::unique_ptr<kube::WatchStream>> stream =
+      client.watch(kube::resources::kPods, "default", options);
+  if (!stream.isOk()) {
+    ADD_FAILURE() << "watch pods: " << stream.status().toString();
+    broken_ = true;
+    return;
+  }
+  stream_ = std::move(stream).value();
+  thread_ = std::thread([this] {
+    for (;;) {
+      common::Result<std::optional<kube::WatchEvent>> event = stream_->next();
+      std::lock_guard lock(mu_);
+      if (!event.isOk()) broken_ = true;
+      if (!event.isOk() || !event.value()) return;
+      record(*event.value());
+    }
+  });
+}
+
+PodWatch::~PodWatch() {
+  if (stream_) stream_->cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PodWatch::record(const kube::WatchEvent& event) {
+  if (event.type == kube::WatchEvent::Type::kBookmark) return;
+  const json& meta = event.object.value("metadata", json::object());
+  const std::string name = meta.value("name", "");
+  uids_[name].insert(meta.value("uid", ""));
+  if (event.type == kube::WatchEvent::Type::kDeleted) {
+    unfinished_.erase(name);
+  } else {
+    const std::string phase = event.object.value(kPhase, std::string());
+    unfinished_[name] = phase != "Succeeded" && phase != "Failed";
+  }
+  const int count = static_cast<int>(std::count_if(unfinished_.begin(), unfinished_.end(),
+                                                   [](const auto& p) { return p.second; }));
+  maxUnfinished_ = std::max(maxUnfinished_, count);
+}
+
+std::map<std::string, std::set<std::string>> PodWatch::uidsByName() const {
+  std::lock_guard lock(mu_);
+  return uids_;
+}
+
+int PodWatch::maxUnfinished() const {
+  std::lock_guard lock(mu_);
+  return maxUnfinished_;
+}
+
+bool PodWatch::intact() const {
+  std::lock_guard lock(mu_);
+  return !broken_;
+}
+
+OperatorTest::OperatorTest() : harness_(harnessOptions()) {}
+
+void OperatorTest::SetUp() {
+  logDir_ = dir_.path() / "logs";
+  kubeconfig_ = (dir_.path() / "kubeconfig").string();
+  const std::string server = "http://127.0.0.1:" + std::to_string(harness_.port());
+  kubesim::KubeconfigSpec kubeconfig;
+  kubeconfig.server = server;
+  common::Status written =
+      kubesim::writeFileAtomically(kubeconfig_, kubesim::renderKubeconfig(kubeconfig));
+  ASSERT_TRUE(written.isOk()) << written.toString();
+
+  kube::RestConfig config;
+  config.server = server;
+  kube::RestClientOptions options;
+  options.retryBase = 5ms;
+  common::Result<std::unique_ptr<kube::KubeClient>> client =
+      kube::makeRestClient(config, options, clock_);
+  ASSERT_TRUE(client.isOk()) << client.status().toString();
+  client_ = std::move(client).value();
+
+  const std::pair<std::string, kube::GroupVersionResource> crds[] = {
+      {std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml", kRuns},
+      {std::string(KUBESIM_FIXTURES_DIR) + "/ipujob-crd.yaml", kIpuJobs}};
+  for (const auto& [file, served] : crds) {
+    const json crd = kubesim::testing::readManifest(file);
+    ASSERT_TRUE(crd.is_object()) << "cannot read " << file;
+    common::Result<json> created = client_->create(kCrds, "", crd);
+    ASSERT_TRUE(created.isOk()) << file << ": " << created.status().toString();
+    ASSERT_TRUE(eventually([&, gvr = served] { return client_->list(gvr, "default", {}).isOk(); }))
+        << file << " is not served";
+  }
+}
+
+OperatorProcess& OperatorTest::startOperator(const std::vector<std::string>& extraArgs) {
+  std::vector<std::string> args = {"--kubeconfig",
+                                   kubeconfig_,
+                                   "--log-dir",
+                                   logDir_.string(),
+                                   "--metrics-bind-address",
+                                   "127.0.0.1:0",
+                                   "--health-probe-bind-address",
+                                   "127.0.0.1:0",
+                                   "--log-format",
+                                   "json"};
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+  const std::filesystem::path log =
+      dir_.path() / ("operator-" + std::to_string(operators_.size()) + ".log");
+  operators_.push_back(std::make_unique<OperatorProcess>(args, log));
+  EXPECT_TRUE(operators_.back()->waitReady(kWait));
+  return *operators_.back();
+}
+
+json OperatorTest::createRun(const std::string& name, const json& spec) {
+  const json run = {{"apiVersion", "hetbench.io/v1alpha1"},
+                    {"kind", "BenchmarkRun"},
+                    {"metadata", {{"name", name}, {"namespace", "default"}}},
+                    {"spec", spec}};
+  common::Result<json> created = client_->create(kRuns, "default", run);
+  EXPECT_TRUE(created.isOk()) << name << ": " << created.status().toString();
+  return created.isOk() ? created.value() : json();
+}
+
+json OperatorTest::getRun(const std::string& name) {
+  common::Result<json> run = client_->get(kRuns, "default", name);
+  EXPECT_TRUE(run.isOk() || run.status().isNotFound()) << run.status().toString();
+  return run.isOk() ? run.value() : json();
+}
+
+json OperatorTest::waitForPhase(const std::string& name, const std::string& phase) {
+  json run;
+  const bool reached = eventually([&] {
+    run = getRun(name);
+    return run.is_object() && run.value(kPhase, std::string()) == phase;
+  });
+  EXPECT_TRUE(reached) << "run " << name << " not " << phase << ": " << run.dump(2);
+  return run;
+}
+
+std::vector<json> OperatorTest::workloads(const kube::GroupVersionResource& gvr,
+                                          const std::string& run) {
+  kube::ListOptions options;
+  options.labelSelector = runSelector(run);
+  common::Result<kube::ListResult> listed = client_->list(gvr, "default", options);
+  EXPECT_TRUE(listed.isOk()) << gvr.resource << ": " << listed.status().toString();
+  return listed.isOk() ? listed.value().items : std::vector<json>{};
+}
+
+std::vector<json> OperatorTest::events(const std::string& run) {
+  kube::ListOptions options;
+  options.fieldSelector = "involvedObject.name=" + run;
+  common::Result<kube::ListResult> listed =
+      client_->list(kube::resources::kEvents, "default", options);
+  EXPECT_TRUE(listed.isOk()) << listed.status().toString();
+  return listed.isOk() ? listed.value().items : std::vector<json>{};
+}
+
+bool OperatorTest::waitForEvent(const std::string& run, const std::string& reason) {
+  return eventually([&] {
+    const std::vector<json> found = events(run);
+    return std::any_of(found.begin(), found.end(),
+                       [&](const json& e) { return e.value("reason", "") == reason; });
+  });
+}
+
+json OperatorTest::lease() {
+  common::Result<json> got = client_->get(kube::resources::kLeases, "default", "hetbench-operator");
+  return got.isOk() ? got.value() : json();
+}
+
+}  // namespace hetbench::controller::testing

@@ -1,0 +1,138 @@
+// The hetbench-operator binary against kubesim: specs only the controller rejects, a crash and
+// restart mid-run, two replicas with leader election, and shutdown on SIGTERM.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+
+#include "operator_fixture.h"
+
+namespace hetbench::controller::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const std::vector<std::string> kLeaderElection = {"--leader-elect", "--leader-election-namespace",
+                                                  "default"};
+
+std::string holder(const json& lease) {
+  return lease.value("/spec/holderIdentity"_json_pointer, std::string());
+}
+
+// Verifies specs that the schema admits but the controller does not: each run Failed with
+// Accepted=False naming the field, nothing created, and the operator still healthy and running
+// a good run afterwards.
+TEST_F(OperatorTest, SpecsOnlyTheControllerRejects) {
+  OperatorProcess& op = startOperator();
+  json duplicate = scriptSpec("true");
+  duplicate["matrix"] = {{"gpus", {1, 4, "4"}}};
+  json unknown = scriptSpec("echo $(params.batch)");
+  const std::map<std::string, std::pair<json, std::string>> cases = {
+      {"duplicate", {duplicate, "spec.matrix.gpus[2]: Duplicate value"}},
+      {"unknown", {unknown, "spec.workload.command[2]"}},
+  };
+  for (const auto& [name, c] : cases) createRun(name, c.first);
+  for (const auto& [name, c] : cases) {
+    const json run = waitForPhase(name, "Failed");
+    const json accepted = condition(run, "Accepted");
+    EXPECT_EQ(accepted["status"], "False") << name;
+    EXPECT_EQ(accepted["reason"], "InvalidSpec") << name;
+    EXPECT_NE(accepted.value("message", "").find(c.second), std::string::npos)
+        << name << ": " << accepted.dump();
+    EXPECT_TRUE(workloads(kube::resources::kPods, name).empty()) << name;
+    EXPECT_TRUE(waitForEvent(name, "InvalidSpec")) << name;
+  }
+  EXPECT_NE(condition(getRun("unknown"), "Accepted").value("message", "").find("batch"),
+            std::string::npos);
+
+  EXPECT_TRUE(op.running());
+  EXPECT_EQ(op.readyz(), 200);
+  createRun("good", scriptSpec("true"));
+  waitForPhase("good", "Succeeded");
+}
+
+// Verifies a restart mid-run: the operator killed with SIGKILL while the second of three
+// sequential units runs, a new one adopts the run; every unit runs exactly once.
+TEST_F(OperatorTest, RestartedOperatorFinishesRunWithoutRepeatingUnits) {
+  OperatorProcess& first = startOperator();
+  json spec = scriptSpec("sleep 1.5");
+  spec["repetitions"] = 3;
+  PodWatch watch(*client_, "restart");
+  createRun("restart", spec);
+  ASSERT_TRUE(eventually([&] {
+    const json run = getRun("restart");
+    return run.value("/status/trialsDone"_json_pointer, 0) == 1 &&
+           run.value("/status/trials/1/phase"_json_pointer, std::string()) == "Running";
+  }));
+  first.kill();
+
+  startOperator();
+  const json run = waitForPhase("restart", "Succeeded");
+  ASSERT_EQ(run["status"]["trials"].size(), 3u);
+  std::set<std::string> names;
+  for (const json& t : run["status"]["trials"]) {
+    EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
+    names.insert(t["workload"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(names.size(), 3u);
+  EXPECT_TRUE(eventually([&] { return watch.uidsByName().size() >= names.size(); }));
+  EXPECT_TRUE(watch.intact());
+  std::set<std::string> seen;
+  for (const auto& [name, uids] : watch.uidsByName()) {
+    seen.insert(name);
+    EXPECT_EQ(uids.size(), 1u) << name << " was created " << uids.size() << " times";
+  }
+  EXPECT_EQ(seen, names);
+}
+
+// Verifies two replicas with leader election: one holds the Lease and runs the controller;
+// when it is killed the other takes over and runs the next run; no workload is created twice.
+TEST_F(OperatorTest, LeaderElectionFailsOverToTheOtherReplica) {
+  std::vector<OperatorProcess*> replicas = {&startOperator(kLeaderElection),
+                                            &startOperator(kLeaderElection)};
+  ASSERT_TRUE(eventually([&] { return !holder(lease()).empty(); }));
+  createRun("first", scriptSpec("true"));
+  waitForPhase("first", "Succeeded");
+
+  const auto leading = [](OperatorProcess* p) { return p->logContains("leading: starting"); };
+  ASSERT_EQ(std::count_if(replicas.begin(), replicas.end(), leading), 1);
+  OperatorProcess* leader = leading(replicas[0]) ? replicas[0] : replicas[1];
+  OperatorProcess* follower = leader == replicas[0] ? replicas[1] : replicas[0];
+  const std::string firstHolder = holder(lease());
+  leader->kill();
+
+  // The follower waits out the lease the killed leader can no longer renew (15 s by default).
+  ASSERT_TRUE(eventually([&] { return holder(lease()) != firstHolder && leading(follower); }, 45s))
+      << lease().dump(2);
+  createRun("second", scriptSpec("true"));
+  waitForPhase("second", "Succeeded");
+
+  for (const std::string run : {"first", "second"}) {
+    ASSERT_TRUE(waitForEvent(run, "RunSucceeded")) << run;  // written after its Created Events
+    std::map<std::string, int> created;                     // message → Events
+    for (const json& e : events(run)) {
+      if (e.value("reason", "") != "Created") continue;
+      created[e.value("message", "")] += 1;
+      EXPECT_EQ(e.value("count", 0), 1) << e.dump();
+    }
+    ASSERT_EQ(created.size(), 1u) << run;
+    EXPECT_EQ(created.begin()->second, 1) << created.begin()->first;
+  }
+}
+
+// Verifies SIGTERM: the operator exits 0 promptly and releases the Lease it held.
+TEST_F(OperatorTest, SigtermExitsAndReleasesTheLease) {
+  OperatorProcess& op = startOperator(kLeaderElection);
+  ASSERT_TRUE(eventually([&] { return !holder(lease()).empty(); }));
+  createRun("before", scriptSpec("true"));
+  waitForPhase("before", "Succeeded");
+  EXPECT_EQ(op.terminate(10s), std::optional<int>(0));
+  const json released = lease();
+  EXPECT_EQ(holder(released), "") << released.dump(2);
+  EXPECT_EQ(released.value("/spec/leaseDurationSeconds"_json_pointer, 0), 1);
+}
+
+}  // namespace
+}  // namespace hetbench::controller::testing
