@@ -38,6 +38,9 @@ struct Flags {
   bool leaderElect = false;
   std::string leaderElectionNamespace;
   std::string leaderElectionId = "hetbench-operator";
+  std::chrono::nanoseconds leaseDuration = std::chrono::seconds(15);
+  std::chrono::nanoseconds renewDeadline = std::chrono::seconds(10);
+  std::chrono::nanoseconds retryPeriod = std::chrono::seconds(2);
   std::string logDir = "/var/lib/hetbench/logs";
   std::int64_t workers = 1;
   double qps = 20;
@@ -98,6 +101,12 @@ int main(int argc, char** argv) {
   flags.addString("leader-election-namespace", &f.leaderElectionNamespace,
                   "Namespace of the Lease (default: $POD_NAMESPACE, else the context's).");
   flags.addString("leader-election-id", &f.leaderElectionId, "Name of the Lease.");
+  flags.addDuration("leader-elect-lease-duration", &f.leaseDuration,
+                    "How long a lease is valid without renewal (others wait this long).");
+  flags.addDuration("leader-elect-renew-deadline", &f.renewDeadline,
+                    "How long the leader keeps trying to renew before it gives up.");
+  flags.addDuration("leader-elect-retry-period", &f.retryPeriod,
+                    "How often replicas try to acquire or renew the lease.");
   flags.addString("log-dir", &f.logDir,
                   "Directory for the workloads' logs and rendered manifests.");
   flags.addInt("log-max-bytes", &f.logMaxBytes,
@@ -180,6 +189,16 @@ int main(int argc, char** argv) {
       : !env("POD_NAMESPACE").empty()    ? env("POD_NAMESPACE")
                                          : config.value().namespace_;
   options.leaderElection.identity = hostname() + "_" + common::shortId(random);
+  options.leaderElection.leaseDuration = f.leaseDuration;
+  options.leaderElection.renewDeadline = f.renewDeadline;
+  options.leaderElection.retryPeriod = f.retryPeriod;
+  if (!(f.retryPeriod < f.renewDeadline && f.renewDeadline < f.leaseDuration)) {
+    std::fputs(
+        "hetbench-operator: want --leader-elect-retry-period < "
+        "--leader-elect-renew-deadline < --leader-elect-lease-duration\n",
+        stderr);
+    return 2;
+  }
   options.reconciler.logDir = f.logDir;
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
 

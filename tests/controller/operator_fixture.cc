@@ -154,6 +154,8 @@ OperatorProcess& OperatorTest::startOperator(const std::vector<std::string>& ext
                                    "127.0.0.1:0",
                                    "--health-probe-bind-address",
                                    "127.0.0.1:0",
+                                   "--logs-bind-address",
+                                   "127.0.0.1:0",
                                    "--log-format",
                                    "json"};
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());

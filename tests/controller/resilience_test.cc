@@ -14,8 +14,16 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const std::vector<std::string> kLeaderElection = {"--leader-elect", "--leader-election-namespace",
-                                                  "default"};
+// Short lease timings, so that a take-over after a SIGKILL waits 3 s instead of 15 s.
+const std::vector<std::string> kLeaderElection = {"--leader-elect",
+                                                  "--leader-election-namespace",
+                                                  "default",
+                                                  "--leader-elect-lease-duration",
+                                                  "3s",
+                                                  "--leader-elect-renew-deadline",
+                                                  "2s",
+                                                  "--leader-elect-retry-period",
+                                                  "500ms"};
 
 std::string holder(const json& lease) {
   return lease.value("/spec/holderIdentity"_json_pointer, std::string());
@@ -103,8 +111,8 @@ TEST_F(OperatorTest, LeaderElectionFailsOverToTheOtherReplica) {
   const std::string firstHolder = holder(lease());
   leader->kill();
 
-  // The follower waits out the lease the killed leader can no longer renew (15 s by default).
-  ASSERT_TRUE(eventually([&] { return holder(lease()) != firstHolder && leading(follower); }, 45s))
+  // The follower waits out the lease the killed leader can no longer renew (3 s here).
+  ASSERT_TRUE(eventually([&] { return holder(lease()) != firstHolder && leading(follower); }))
       << lease().dump(2);
   createRun("second", scriptSpec("true"));
   waitForPhase("second", "Succeeded");
