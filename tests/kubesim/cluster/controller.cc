@@ -22,7 +22,12 @@ void Controller::start() {
 }
 
 void Controller::stop() {
-  if (stopping_.exchange(true)) return;
+  {
+    // Under the lock that workLoop checks stopping_ under, so that the wake-up cannot fall
+    // between its check and its wait.
+    std::lock_guard lock(mu_);
+    if (stopping_.exchange(true)) return;
+  }
   wake_.notify_all();
   api_.store().wakeAll();
   for (std::thread& t : threads_) {
