@@ -78,9 +78,10 @@ std::vector<TrialResult> judgeTrials(const std::vector<UnitRecord>& units,
   for (const UnitRecord& unit : units) byTrial[unit.trial].push_back(&unit);
   std::vector<TrialResult> out;
   for (const auto& [trial, records] : byTrial) {
-    const bool ended = std::all_of(records.begin(), records.end(),
-                                   [](const UnitRecord* u) { return isTerminal(u->phase); });
-    if (!ended) continue;
+    const bool ready = std::all_of(records.begin(), records.end(), [](const UnitRecord* u) {
+      return isTerminal(u->phase) && (u->phase != UnitPhase::kSucceeded || u->metrics.is_object());
+    });
+    if (!ready) continue;
     std::vector<results::MetricValues> values;
     for (const UnitRecord* unit : records) {
       if (unit->phase == UnitPhase::kSucceeded)

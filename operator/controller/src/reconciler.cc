@@ -15,6 +15,7 @@
 #include "hetbench/benchmark/spec.h"
 #include "hetbench/common/duration.h"
 #include "hetbench/common/time.h"
+#include "hetbench/controller/measure.h"
 #include "hetbench/logs/collector.h"
 
 namespace hetbench::controller {
@@ -140,6 +141,21 @@ bool writeFileAtomically(const std::filesystem::path& path, const std::string& c
   return !ec;
 }
 
+/// The metrics a unit must report: the required spec.metrics, every metric with a reference
+/// and, for hetbench's own benchmarks read without patterns, the effective throughput.
+std::vector<std::string> requiredMetrics(const benchmark::RunSpec& spec,
+                                         const std::vector<results::MetricSpec>& specs,
+                                         const results::References& references) {
+  std::vector<std::string> out = results::requiredMetrics(specs);
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& [name, reference] : references) add(name);
+  if (spec.benchmark != benchmark::Benchmark::kCustom && specs.empty())
+    add(std::string(results::kEffectiveThroughput));
+  return out;
+}
+
 struct PendingEvent {
   EventType type;
   std::string reason;
@@ -192,6 +208,13 @@ class Pass {
     return ref_.ns + "/" + ref_.name + "/" + std::to_string(unit.trial) + "-" +
            std::to_string(unit.repetition);
   }
+  /// Reads a succeeded unit's metrics from its kept logs; a malformed metrics line or a
+  /// required metric the logs lack fails the unit.
+  void measure(UnitRecord& unit);
+  /// A Warning Event for each trial whose verdict has just become Regressed.
+  void noteRegressions(const json& oldStatus, json& newStatus);
+  /// status.results (per judged trial), status.verdict, latestEffectiveThroughput, Regressed.
+  void addResults(json& status, const std::vector<UnitRecord>& units) const;
   json buildStatus(const std::vector<UnitRecord>& units) const;
   void event(EventType type, std::string reason, std::string message) {
     events_.push_back({type, std::move(reason), std::move(message)});
@@ -208,6 +231,9 @@ class Pass {
   std::int64_t generation_ = 0;
   common::WallTime now_;
   benchmark::RunSpec spec_;
+  std::vector<results::MetricSpec> metricSpecs_;
+  results::References references_;
+  std::vector<std::string> required_;
   bool suspend_ = false;
   std::vector<json> pods_;
   std::map<std::string, json> jobs_;
@@ -265,6 +291,15 @@ common::Result<ReconcileResult> Pass::execute() {
   if (!parsed.isOk()) return reject("InvalidSpec", describeInvalid(parsed.status()));
   spec_ = std::move(parsed).value();
   spec_.suspend = suspend_;
+  common::Result<std::vector<results::MetricSpec>> metricSpecs =
+      results::parseMetricSpecs(spec_.metrics);
+  if (!metricSpecs.isOk()) return reject("InvalidSpec", describeInvalid(metricSpecs.status()));
+  metricSpecs_ = std::move(metricSpecs).value();
+  common::Result<results::References> references =
+      results::parseReferences(spec_.references, results::metricUnits(metricSpecs_));
+  if (!references.isOk()) return reject("InvalidSpec", describeInvalid(references.status()));
+  references_ = std::move(references).value();
+  required_ = requiredMetrics(spec_, metricSpecs_, references_);
   const std::vector<benchmark::Unit> plan = benchmark::planUnits(spec_);
 
   if (acceptedText.empty()) {
@@ -333,6 +368,7 @@ common::Result<ReconcileResult> Pass::execute() {
   HETBENCH_RETURN_IF_ERROR(applyRetention(units));
 
   json newStatus = buildStatus(units);
+  noteRegressions(status, newStatus);
   const std::string oldPhase = text(status, "phase");
   const std::string newPhase = text(newStatus, "phase");
   if (newPhase != oldPhase &&
@@ -724,6 +760,14 @@ common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
     noteDeadline(nextDeadline_, now_);
     return common::Status();
   }
+  if (unit.phase == UnitPhase::kSucceeded && logs_ != nullptr && !options_.logDir.empty() &&
+      !unit.metrics.is_object()) {
+    if (!collectLogs(unit)) {
+      noteDeadline(nextDeadline_, now_ + std::chrono::seconds(1));
+      return common::Status();
+    }
+    measure(unit);
+  }
   const json* object = workloadOf(unit);
   if (object == nullptr || terminating(*object)) {
     unit.retained = false;
@@ -793,9 +837,132 @@ common::Status Pass::applyRetention(std::vector<UnitRecord>& units) {
   return common::Status();
 }
 
+void Pass::addResults(json& status, const std::vector<UnitRecord>& units) const {
+  const results::MetricUnits metricUnits = results::metricUnits(metricSpecs_);
+  json trialResults = json::array();
+  std::vector<results::Verdict> verdicts;
+  std::string regressed;
+  for (const TrialResult& judged : judgeTrials(units, references_, required_)) {
+    json metrics = json::object();
+    for (const auto& [name, stats] : judged.metrics.metrics) {
+      metrics[name] = {{"mean", stats.mean},
+                       {"stddev", stats.stddev},
+                       {"min", stats.min},
+                       {"max", stats.max},
+                       {"n", stats.n}};
+      if (auto unit = metricUnits.find(name); unit != metricUnits.end() && !unit->second.empty())
+        metrics[name]["unit"] = unit->second;
+    }
+    json checks = json::array();
+    for (const results::MetricCheck& check : judged.verdict.checks) {
+      checks.push_back({{"metric", check.metric},
+                        {"verdict", results::toString(check.verdict)},
+                        {"message", check.message}});
+      if (check.verdict == results::Verdict::kRegressed && regressed.empty())
+        regressed = "trial " + std::to_string(judged.trial) + ": " + check.message;
+    }
+    json entry = {{"trial", judged.trial},
+                  {"verdict", results::toString(judged.verdict.verdict)},
+                  {"repetitions", judged.metrics.repetitions},
+                  {"metrics", std::move(metrics)}};
+    if (!checks.empty()) entry["checks"] = std::move(checks);
+    for (const UnitRecord& unit : units) {
+      if (unit.trial == judged.trial) {
+        entry["parameters"] = unit.params;
+        break;
+      }
+    }
+    trialResults.push_back(std::move(entry));
+    verdicts.push_back(judged.verdict.verdict);
+  }
+  if (trialResults.empty()) {
+    status.erase("results");
+    status.erase("verdict");
+  } else {
+    status["results"] = std::move(trialResults);
+    status["verdict"] = results::toString(results::runVerdict(verdicts));
+  }
+  const UnitRecord* latest = nullptr;
+  for (const UnitRecord& unit : units) {
+    const results::UnitSummary summary = results::unitSummaryFromJson(unit.metrics);
+    if (unit.phase != UnitPhase::kSucceeded || !unit.completionTime ||
+        !summary.values.contains(std::string(results::kEffectiveThroughput))) {
+      continue;
+    }
+    if (latest == nullptr || *latest->completionTime <= *unit.completionTime) latest = &unit;
+  }
+  if (latest != nullptr) {
+    status["latestEffectiveThroughput"] =
+        results::unitSummaryFromJson(latest->metrics)
+            .values.at(std::string(results::kEffectiveThroughput));
+  }
+  if (!regressed.empty()) {
+    setCondition(status, "Regressed", "True", "BelowReference", regressed, now_, generation_);
+  } else {
+    setCondition(status, "Regressed", "False", "NoRegression", "", now_, generation_);
+  }
+}
+
+void Pass::noteRegressions(const json& oldStatus, json& newStatus) {
+  std::map<std::int64_t, std::string> before;
+  if (const json& old = member(oldStatus, "results"); old.is_array()) {
+    for (const json& r : old)
+      if (r.is_object() && r.value("trial", json()).is_number_integer())
+        before[r["trial"].get<std::int64_t>()] = text(r, "verdict");
+  }
+  const json& now = member(newStatus, "results");
+  if (!now.is_array()) return;
+  std::map<std::int64_t, std::string> verdictOf;
+  for (const json& r : now) {
+    const std::int64_t trial = r["trial"].get<std::int64_t>();
+    verdictOf[trial] = text(r, "verdict");
+    if (text(r, "verdict") != "Regressed" || before[trial] == "Regressed") continue;
+    std::string message = "trial " + std::to_string(trial);
+    for (const json& check : member(r, "checks"))
+      if (text(check, "verdict") == "Regressed") message += ": " + text(check, "message");
+    event(EventType::kWarning, "Regressed", message);
+  }
+  for (json& t : newStatus["trials"]) {
+    auto it = verdictOf.find(t.value("trial", std::int64_t{-1}));
+    if (it != verdictOf.end()) t["verdict"] = it->second;
+  }
+}
+
+void Pass::measure(UnitRecord& unit) {
+  const UnitMeasurement m = measureUnit(options_.logDir / logDirOf(unit), metricSpecs_,
+                                        results::AggregationOptions{spec_.warmupEpochs}, required_);
+  std::string reason;
+  std::string message;
+  if (!m.status.isOk()) {
+    reason = "InvalidMetrics";
+    message = "the metrics in the log cannot be read: " + m.status.message();
+  } else {
+    unit.metrics = results::toJson(m.summary);
+    if (!m.missing.empty()) {
+      reason = "MetricMissing";
+      message = "the log has no " + m.missing.front();
+      for (std::size_t i = 1; i < m.missing.size(); ++i) message += ", " + m.missing[i];
+    }
+  }
+  if (reason.empty()) return;
+  unit.phase = UnitPhase::kFailed;
+  unit.reason = reason;
+  unit.message = message;
+  event(EventType::kWarning, "TrialFailed",
+        unitLabel(unit) + " Failed (" + reason + "): " + message);
+}
+
 json Pass::buildStatus(const std::vector<UnitRecord>& units) const {
   json status = member(run_, "status").is_object() ? run_["status"] : json::object();
-  const std::string phase = runPhase(units, suspend_);
+  // A run is not over while a succeeded unit still waits to be measured: its metrics may yet
+  // fail it.
+  const bool measuring = logs_ != nullptr && !options_.logDir.empty();
+  const bool unmeasured =
+      measuring && std::any_of(units.begin(), units.end(), [](const UnitRecord& u) {
+        return u.phase == UnitPhase::kSucceeded && !u.metrics.is_object();
+      });
+  std::string phase = runPhase(units, suspend_);
+  if (unmeasured && (phase == "Succeeded" || phase == "Failed")) phase = "Running";
   const auto done = std::count_if(units.begin(), units.end(),
                                   [](const UnitRecord& u) { return isTerminal(u.phase); });
   const auto running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
@@ -821,6 +988,8 @@ json Pass::buildStatus(const std::vector<UnitRecord>& units) const {
     status["completionTime"] = common::formatRfc3339(now_);
   }
   if (!terminal) status.erase("completionTime");
+
+  addResults(status, units);
 
   const std::string planned = std::to_string(units.size()) + " unit(s)";
   setCondition(status, "Accepted", "True", "Accepted", planned + " planned", now_, generation_);

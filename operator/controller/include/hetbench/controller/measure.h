@@ -37,8 +37,9 @@ struct TrialResult {
   results::TrialVerdict verdict;
 };
 
-/// Judges every trial whose units have all ended (from the summaries in their records),
-/// in trial order. A trial none of whose repetitions succeeded is left out.
+/// Judges every trial whose units have all ended and whose succeeded units have been measured
+/// (from the summaries in their records), in trial order. A trial none of whose repetitions
+/// succeeded is left out.
 std::vector<TrialResult> judgeTrials(const std::vector<UnitRecord>& units,
                                      const results::References& references,
                                      const std::vector<std::string>& required);
