@@ -2,8 +2,10 @@
 // operator's Manager (as hetbench-operator wires it) in this process, then prints how long
 // until every run's workload exists, the API requests per run, the reconcile latency and this
 // process's peak memory, which is the operator's: kubesim runs in a child process.
+#include <prometheus/metric_family.h>
 #include <signal.h>
 #include <spawn.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -11,9 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <prometheus/metric_family.h>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "bench_util.h"
@@ -24,7 +24,7 @@
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/logs/collector.h"
-#include "testing/manifests.h"
+#include "testing/harness.h"
 
 extern char** environ;
 
@@ -53,15 +53,22 @@ class Kubesim {
     std::ofstream config(dir / "cluster.yaml");
     config << "nodes:\n";
     for (int i = 0; i < nodes; ++i) {
-      config << "- name: bench-" << i << "\n  capacity: {cpu: \"512\", memory: 2Ti, pods: \"500\"}\n";
+      config << "- name: bench-" << i
+             << "\n  capacity: {cpu: \"512\", memory: 2Ti, pods: \"500\"}\n";
     }
     config.close();
     const std::string configPath = (dir / "cluster.yaml").string();
     const std::string kubeconfigPath = kubeconfig_.string();
     const std::string workDir = (dir / "kubesim").string();
-    std::vector<std::string> args = {HETBENCH_KUBESIM_BIN, "--config",   configPath,
-                                     "--write-kubeconfig", kubeconfigPath, "--work-dir",
-                                     workDir,              "--log-level", "warn"};
+    std::vector<std::string> args = {HETBENCH_KUBESIM_BIN,
+                                     "--config",
+                                     configPath,
+                                     "--write-kubeconfig",
+                                     kubeconfigPath,
+                                     "--work-dir",
+                                     workDir,
+                                     "--log-level",
+                                     "warn"};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -111,16 +118,15 @@ double histogramQuantile(const prometheus::ClientMetric::Histogram& h, double q)
 }
 
 json runObject(int i) {
-  return {{"apiVersion", "hetbench.io/v1alpha1"},
-          {"kind", "BenchmarkRun"},
-          {"metadata", {{"name", "bench-" + std::to_string(i)}}},
-          {"spec",
-           {{"benchmark", "custom"},
-            {"system", "bench"},
-            {"workload",
-             {{"kind", "Pod"},
-              {"image", "busybox"},
-              {"command", json::array({"sleep", "120"})}}}}}};
+  return {
+      {"apiVersion", "hetbench.io/v1alpha1"},
+      {"kind", "BenchmarkRun"},
+      {"metadata", {{"name", "bench-" + std::to_string(i)}}},
+      {"spec",
+       {{"benchmark", "custom"},
+        {"system", "bench"},
+        {"workload",
+         {{"kind", "Pod"}, {"image", "busybox"}, {"command", json::array({"sleep", "120"})}}}}}};
 }
 
 }  // namespace
@@ -130,7 +136,8 @@ int main(int argc, char** argv) {
   std::int64_t workers = 4;
   double qps = 500;
   std::int64_t burst = 1000;
-  common::FlagSet flags("operator_bench", "Applies BenchmarkRuns at once; prints how the operator copes.");
+  common::FlagSet flags("operator_bench",
+                        "Applies BenchmarkRuns at once; prints how the operator copes.");
   flags.addInt("runs", &runs, "BenchmarkRuns to apply.", 1, 100000);
   flags.addInt("workers", &workers, "--max-concurrent-reconciles of the operator.", 1, 64);
   flags.addDouble("qps", &qps, "--kube-api-qps of the operator.", 1, 100000);
@@ -138,8 +145,8 @@ int main(int argc, char** argv) {
   if (auto code = bench::parseFlags(flags, argc, argv)) return *code;
   spdlog::set_level(spdlog::level::warn);
 
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("hetbench-operator-bench-" + std::to_string(::getpid()));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hetbench-operator-bench-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   int rc = 0;
   {
@@ -156,10 +163,8 @@ int main(int argc, char** argv) {
     fast.qps = 100000;
     fast.burst = 100000;
     std::unique_ptr<kube::KubeClient> tester = kube::makeRestClient(config, fast, clock).value();
-    for (const json& crd : hetbench::kubesim::testing::readManifests(HETBENCH_CRD_FILE).value()) {
-      (void)tester->create({"apiextensions.k8s.io", "v1", "customresourcedefinitions", false}, "",
-                           crd);
-    }
+    (void)tester->create({"apiextensions.k8s.io", "v1", "customresourcedefinitions", false}, "",
+                         hetbench::kubesim::testing::readManifest(HETBENCH_CRD_FILE));
     std::this_thread::sleep_for(500ms);  // the CRD becomes Established
 
     controller::ControllerMetrics metrics;
@@ -187,12 +192,15 @@ int main(int argc, char** argv) {
     while (!manager.ready()) std::this_thread::sleep_for(10ms);
     const std::uint64_t requestsBefore = requests.load();
 
+    kube::WatchOptions podsOfRuns;
+    podsOfRuns.labelSelector = "hetbench.io/run";
     std::unique_ptr<kube::WatchStream> watch =
-        tester->watch(kube::resources::kPods, "default", {.labelSelector = "hetbench.io/run"}).value();
+        tester->watch(kube::resources::kPods, "default", podsOfRuns).value();
     std::set<std::string> seen;
     const auto start = bench::Clock::now();
     std::thread creator([&] {
-      for (int i = 0; i < runs; ++i) (void)tester->create(controller::kBenchmarkRuns, "default", runObject(i));
+      for (int i = 0; i < runs; ++i)
+        (void)tester->create(controller::kBenchmarkRuns, "default", runObject(i));
     });
     auto lastPod = start;
     const auto deadline = start + 600s;
