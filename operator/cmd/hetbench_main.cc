@@ -1,22 +1,34 @@
 // hetbench: the command-line client. Only wiring lives here.
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "hetbench/benchmark/constants.h"
 #include "hetbench/cli/logs.h"
+#include "hetbench/cli/report.h"
+#include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
+#include "hetbench/kube/config.h"
+#include "hetbench/kube/rest_client.h"
 
+namespace benchmark = hetbench::benchmark;
 namespace cli = hetbench::cli;
 namespace common = hetbench::common;
+namespace kube = hetbench::kube;
 
 namespace {
 
 constexpr const char* kUsage =
     "Usage: hetbench COMMAND [flags]\n\n"
     "Commands:\n"
-    "  logs RUN     print the kept logs of a BenchmarkRun\n"
-    "  version      print the version\n\n"
+    "  report [RUN...]     the results of BenchmarkRuns as the paper's tables\n"
+    "  compare RUN_A RUN_B the ratio B/A of every metric of the trials they share\n"
+    "  logs RUN            print the kept logs of a BenchmarkRun\n"
+    "  version             print the version\n\n"
     "Run 'hetbench COMMAND --help' for a command's flags.\n";
 
 int logs(int argc, char** argv) {
@@ -74,6 +86,128 @@ int logs(int argc, char** argv) {
   return 0;
 }
 
+/// Where BenchmarkRuns are read from: the cluster of a kubeconfig, or a file of
+/// `kubectl get br -o json` output ("-" for standard input).
+struct RunSource {
+  std::string kubeconfig;
+  std::string context;
+  std::string ns = "default";
+  bool allNamespaces = false;
+  std::string file;
+
+  void addFlags(common::FlagSet& flags) {
+    flags.addString("kubeconfig", &kubeconfig,
+                    "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config).");
+    flags.addString("context", &context, "The kubeconfig context.");
+    flags.addString("namespace", &ns, "The runs' namespace.");
+    flags.addBool("all-namespaces", &allNamespaces, "Runs of every namespace.");
+    flags.addString("file", &file,
+                    "Read `kubectl get br -o json` output from this file (- for stdin) instead of "
+                    "the cluster.");
+  }
+
+  /// The runs named in `names` (all runs when empty).
+  common::Result<std::vector<nlohmann::json>> read(const std::vector<std::string>& names) const {
+    std::vector<nlohmann::json> runs;
+    if (!file.empty()) {
+      std::stringstream text;
+      if (file == "-") {
+        text << std::cin.rdbuf();
+      } else {
+        std::ifstream in(file);
+        if (!in) return common::notFoundError("cannot read " + file);
+        text << in.rdbuf();
+      }
+      HETBENCH_ASSIGN_OR_RETURN(runs, cli::runsFromJson(text.str()));
+    } else {
+      const char* env = std::getenv("KUBECONFIG");
+      const char* home = std::getenv("HOME");
+      HETBENCH_ASSIGN_OR_RETURN(
+          kube::RestConfig config,
+          kube::loadKubeconfig({kubeconfig, env ? env : "", home ? home : "", context}));
+      static common::SystemClock clock;
+      HETBENCH_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
+                                kube::makeRestClient(config, {}, clock));
+      const kube::GroupVersionResource runsResource{std::string(benchmark::kGroup),
+                                                    std::string(benchmark::kVersion),
+                                                    std::string(benchmark::kPlural), true};
+      HETBENCH_ASSIGN_OR_RETURN(kube::ListResult listed,
+                                client->list(runsResource, allNamespaces ? "" : ns, {}));
+      runs = std::move(listed.items);
+    }
+    if (names.empty()) return runs;
+    std::vector<nlohmann::json> picked;
+    for (const std::string& name : names) {
+      auto it = std::find_if(runs.begin(), runs.end(), [&](const nlohmann::json& r) {
+        return r["metadata"].value("name", "") == name &&
+               (allNamespaces || !file.empty() || r["metadata"].value("namespace", "") == ns);
+      });
+      if (it == runs.end()) return common::notFoundError("no BenchmarkRun " + name);
+      picked.push_back(*it);
+    }
+    return picked;
+  }
+};
+
+int fail(const char* command, const common::Status& status, int code) {
+  std::fprintf(stderr, "hetbench %s: %s\n", command, status.message().c_str());
+  return code;
+}
+
+int report(int argc, char** argv) {
+  common::FlagSet flags("hetbench report [RUN...]",
+                        "Prints the judged trials of BenchmarkRuns: hardware, accelerators, "
+                        "compute and effective throughput, compute fraction, energy "
+                        "efficiency and verdict.");
+  RunSource source;
+  source.addFlags(flags);
+  std::string format = "table";
+  flags.addString("format", &format, "table, markdown, csv or json.");
+  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
+  if (!args.isOk()) return fail("report", args.status(), 2);
+  if (flags.helpRequested()) {
+    std::fputs(flags.usage().c_str(), stdout);
+    return 0;
+  }
+  common::Result<cli::Format> chosen = cli::parseFormat(format);
+  if (!chosen.isOk()) return fail("report", chosen.status(), 2);
+  common::Result<std::vector<nlohmann::json>> runs = source.read(args.value());
+  if (!runs.isOk()) return fail("report", runs.status(), 1);
+  const std::vector<cli::ReportRow> rows = cli::reportRows(runs.value());
+  if (rows.empty() && chosen.value() != cli::Format::kJson) {
+    std::fputs("hetbench report: no run has a finished trial yet\n", stderr);
+    return 1;
+  }
+  std::fputs(cli::renderReport(rows, chosen.value()).c_str(), stdout);
+  return 0;
+}
+
+int compare(int argc, char** argv) {
+  common::FlagSet flags("hetbench compare RUN_A RUN_B",
+                        "Prints, for every trial the runs share (same parameters), each metric "
+                        "of both and the ratio B/A.");
+  RunSource source;
+  source.addFlags(flags);
+  std::string format = "table";
+  flags.addString("format", &format, "table, markdown, csv or json.");
+  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
+  if (!args.isOk()) return fail("compare", args.status(), 2);
+  if (flags.helpRequested()) {
+    std::fputs(flags.usage().c_str(), stdout);
+    return 0;
+  }
+  if (args.value().size() != 2) return fail("compare", common::invalidError("want RUN_A RUN_B"), 2);
+  common::Result<cli::Format> chosen = cli::parseFormat(format);
+  if (!chosen.isOk()) return fail("compare", chosen.status(), 2);
+  common::Result<std::vector<nlohmann::json>> runs = source.read(args.value());
+  if (!runs.isOk()) return fail("compare", runs.status(), 1);
+  common::Result<std::vector<cli::ComparisonRow>> rows =
+      cli::compareRuns(runs.value()[0], runs.value()[1]);
+  if (!rows.isOk()) return fail("compare", rows.status(), 1);
+  std::fputs(cli::renderComparison(rows.value(), chosen.value()).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,6 +217,8 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   if (command == "logs") return logs(argc - 1, argv + 1);
+  if (command == "report") return report(argc - 1, argv + 1);
+  if (command == "compare") return compare(argc - 1, argv + 1);
   if (command == "version") {
     std::puts("hetbench " HETBENCH_VERSION);
     return 0;

@@ -2,6 +2,7 @@
 // references, and what a bad or missing metric does to a unit.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "operator_fixture.h"
@@ -52,6 +53,18 @@ TEST_F(OperatorTest, MetricsFromTheLogPassTheirReference) {
   std::ifstream log(logDir_ / unit["logDir"].get<std::string>() /
                     unit["workload"]["name"].get<std::string>() / "benchmark.log");
   EXPECT_TRUE(log) << "the pod's log was not kept";
+
+  // The report CLI reads the same run from the cluster.
+  const std::string command = std::string(HETBENCH_CLI_BINARY) + " report --kubeconfig " +
+                              kubeconfig_ + " --format csv pass";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string report;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) report += buffer;
+  EXPECT_EQ(::pclose(pipe), 0) << report;
+  EXPECT_NE(report.find("default/pass,resnet50,cpu,0,-,cpu,1,"), std::string::npos) << report;
+  EXPECT_NE(report.find(",100.0,-,Pass"), std::string::npos) << report;
 }
 
 // Verifies a throughput below its band: verdict Regressed, the Regressed condition with the

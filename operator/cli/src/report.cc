@@ -1,0 +1,316 @@
+#include "hetbench/cli/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "hetbench/benchmark/plan.h"
+#include "hetbench/benchmark/render.h"
+#include "hetbench/benchmark/spec.h"
+
+namespace hetbench::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string text(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const json& member(const json& object, const char* key) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it != object.end() ? *it : kNull;
+}
+
+benchmark::Params paramsOf(const json& result) {
+  benchmark::Params params;
+  const json& p = member(result, "parameters");
+  if (p.is_object()) {
+    for (const auto& [key, value] : p.items())
+      if (value.is_string()) params[key] = value.get<std::string>();
+  }
+  return params;
+}
+
+std::string describe(const benchmark::Params& params) {
+  std::string out;
+  for (const auto& [key, value] : params) out += (out.empty() ? "" : ", ") + key + "=" + value;
+  return out.empty() ? "-" : out;
+}
+
+std::optional<Stat> statOf(const json& metrics, const char* name) {
+  const json& m = member(metrics, name);
+  if (!m.is_object() || !member(m, "mean").is_number()) return std::nullopt;
+  Stat s;
+  s.mean = m["mean"].get<double>();
+  s.stddev = member(m, "stddev").is_number() ? m["stddev"].get<double>() : 0;
+  s.n = member(m, "n").is_number_integer() ? m["n"].get<std::int64_t>() : 0;
+  return s;
+}
+
+/// The hardware and accelerator count of a trial, from the run's spec.
+void hardwareOf(const json& spec, const benchmark::Params& params, ReportRow& row) {
+  row.hardware = "template";
+  common::Result<benchmark::RunSpec> parsed = benchmark::parseRunSpec(spec);
+  if (!parsed.isOk() || !parsed.value().workload) return;
+  common::Result<json> substituted =
+      benchmark::substituteParams(*parsed.value().workload, params, "spec.workload");
+  if (!substituted.isOk()) return;
+  common::Result<benchmark::Workload> workload =
+      benchmark::parseWorkload(substituted.value(), "spec.workload");
+  if (!workload.isOk()) return;
+  const benchmark::Accelerator& a = workload.value().accelerator;
+  row.hardware = !a.product.empty() ? a.product : !a.resource.empty() ? a.resource : "cpu";
+  row.units = (a.resource.empty() ? 1 : a.count) * workload.value().nodes;
+}
+
+std::string number(double v) {
+  char buffer[64];
+  if (std::fabs(v) >= 100 || v == 0) {
+    std::snprintf(buffer, sizeof buffer, "%.1f", v);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  }
+  return buffer;
+}
+
+std::string cell(const std::optional<Stat>& s, bool spread) {
+  if (!s) return "-";
+  if (!spread || s->n < 2) return number(s->mean);
+  return number(s->mean) + " ± " + number(s->stddev);
+}
+
+json statJson(const std::optional<Stat>& s) {
+  if (!s) return nullptr;
+  return {{"mean", s->mean}, {"stddev", s->stddev}, {"n", s->n}};
+}
+
+std::string csvQuote(const std::string& value) {
+  if (value.find_first_of(",\"\n") == std::string::npos) return value;
+  std::string out = "\"";
+  for (char c : value) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+/// Renders a table of strings in one of the text formats.
+std::string renderCells(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows, Format format) {
+  std::ostringstream out;
+  if (format == Format::kCsv) {
+    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csvQuote(header[i]);
+    out << "\n";
+    for (const auto& row : rows) {
+      for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csvQuote(row[i]);
+      out << "\n";
+    }
+    return out.str();
+  }
+  if (format == Format::kMarkdown) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      out << "|";
+      for (const std::string& c : cells) out << " " << c << " |";
+      out << "\n";
+    };
+    line(header);
+    out << "|";
+    for (std::size_t i = 0; i < header.size(); ++i) out << " --- |";
+    out << "\n";
+    for (const auto& row : rows) line(row);
+    return out.str();
+  }
+  std::vector<std::size_t> width(header.size());
+  auto measure = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      // Columns are measured in code points, so "±" counts once.
+      std::size_t w = 0;
+      for (unsigned char c : cells[i]) w += (c & 0xC0) != 0x80;
+      width[i] = std::max(width[i], w);
+    }
+  };
+  measure(header);
+  for (const auto& row : rows) measure(row);
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      std::size_t w = 0;
+      for (unsigned char c : cells[i]) w += (c & 0xC0) != 0x80;
+      out << cells[i];
+      if (i + 1 < cells.size()) out << std::string(width[i] - w + 2, ' ');
+    }
+    out << "\n";
+  };
+  line(header);
+  for (const auto& row : rows) line(row);
+  return out.str();
+}
+
+}  // namespace
+
+common::Result<Format> parseFormat(const std::string& t) {
+  if (t == "table") return Format::kTable;
+  if (t == "markdown") return Format::kMarkdown;
+  if (t == "csv") return Format::kCsv;
+  if (t == "json") return Format::kJson;
+  return common::invalidError("--format " + t + ": want table, markdown, csv or json");
+}
+
+std::vector<ReportRow> reportRows(const std::vector<json>& runs) {
+  std::vector<ReportRow> rows;
+  for (const json& run : runs) {
+    const json& meta = member(run, "metadata");
+    const json& spec = member(run, "spec");
+    const json& results = member(member(run, "status"), "results");
+    if (!results.is_array()) continue;
+    for (const json& result : results) {
+      ReportRow row;
+      row.run = text(meta, "namespace") + "/" + text(meta, "name");
+      row.benchmark = text(spec, "benchmark");
+      row.system = text(spec, "system");
+      row.trial =
+          member(result, "trial").is_number_integer() ? result["trial"].get<std::int64_t>() : 0;
+      const benchmark::Params params = paramsOf(result);
+      row.parameters = describe(params);
+      hardwareOf(spec, params, row);
+      const json& metrics = member(result, "metrics");
+      row.computeThroughput = statOf(metrics, "compute_throughput");
+      row.computeFraction = statOf(metrics, "compute_fraction");
+      row.effectiveThroughput = statOf(metrics, "effective_throughput");
+      row.samplesPerWh = statOf(metrics, "samples_per_wh");
+      row.verdict = text(result, "verdict");
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::string renderReport(const std::vector<ReportRow>& rows, Format format) {
+  if (format == Format::kJson) {
+    json out = json::array();
+    for (const ReportRow& r : rows) {
+      out.push_back({{"run", r.run},
+                     {"benchmark", r.benchmark},
+                     {"system", r.system},
+                     {"trial", r.trial},
+                     {"parameters", r.parameters},
+                     {"hardware", r.hardware},
+                     {"units", r.units ? json(*r.units) : json(nullptr)},
+                     {"compute_throughput", statJson(r.computeThroughput)},
+                     {"compute_fraction", statJson(r.computeFraction)},
+                     {"effective_throughput", statJson(r.effectiveThroughput)},
+                     {"samples_per_wh", statJson(r.samplesPerWh)},
+                     {"verdict", r.verdict}});
+    }
+    return out.dump(2) + "\n";
+  }
+  const bool spread = format != Format::kCsv;
+  const std::vector<std::string> header = {"RUN",
+                                           "BENCHMARK",
+                                           "SYSTEM",
+                                           "TRIAL",
+                                           "PARAMETERS",
+                                           "HARDWARE",
+                                           "UNITS",
+                                           "COMPUTE (samples/s)",
+                                           "COMPUTE FRACTION",
+                                           "EFFECTIVE (samples/s)",
+                                           "ENERGY (samples/Wh)",
+                                           "VERDICT"};
+  std::vector<std::vector<std::string>> cells;
+  for (const ReportRow& r : rows) {
+    cells.push_back({r.run, r.benchmark, r.system, std::to_string(r.trial), r.parameters,
+                     r.hardware, r.units ? std::to_string(*r.units) : "-",
+                     cell(r.computeThroughput, spread), cell(r.computeFraction, spread),
+                     cell(r.effectiveThroughput, spread), cell(r.samplesPerWh, spread),
+                     r.verdict.empty() ? "-" : r.verdict});
+  }
+  return renderCells(header, cells, format);
+}
+
+common::Result<std::vector<ComparisonRow>> compareRuns(const json& a, const json& b) {
+  auto byParams = [](const json& run) {
+    std::map<benchmark::Params, json> out;
+    const json& results = member(member(run, "status"), "results");
+    if (!results.is_array()) return out;
+    for (const json& result : results) {
+      benchmark::Params params = paramsOf(result);
+      if (params.empty()) params["trial"] = member(result, "trial").dump();
+      out[params] = result;
+    }
+    return out;
+  };
+  const std::map<benchmark::Params, json> left = byParams(a);
+  const std::map<benchmark::Params, json> right = byParams(b);
+  std::vector<ComparisonRow> rows;
+  for (const auto& [params, ra] : left) {
+    auto it = right.find(params);
+    if (it == right.end()) continue;
+    const json& ma = member(ra, "metrics");
+    const json& mb = member(it->second, "metrics");
+    if (!ma.is_object()) continue;
+    for (const auto& [metric, stats] : ma.items()) {
+      const std::optional<Stat> sa = statOf(ma, metric.c_str());
+      const std::optional<Stat> sb = statOf(mb, metric.c_str());
+      if (!sa || !sb) continue;
+      ComparisonRow row;
+      row.trial = member(ra, "trial").is_number_integer() ? ra["trial"].get<std::int64_t>() : 0;
+      row.parameters = describe(paramsOf(ra));
+      row.metric = metric;
+      row.a = sa->mean;
+      row.b = sb->mean;
+      row.ratio = sa->mean != 0 ? sb->mean / sa->mean : std::nan("");
+      rows.push_back(std::move(row));
+    }
+  }
+  if (rows.empty()) {
+    return common::invalidError(
+        "the runs have no finished trial with the same parameters and a metric in common");
+  }
+  return rows;
+}
+
+std::string renderComparison(const std::vector<ComparisonRow>& rows, Format format) {
+  if (format == Format::kJson) {
+    json out = json::array();
+    for (const ComparisonRow& r : rows) {
+      out.push_back({{"trial", r.trial},
+                     {"parameters", r.parameters},
+                     {"metric", r.metric},
+                     {"a", r.a},
+                     {"b", r.b},
+                     {"ratio", std::isnan(r.ratio) ? json(nullptr) : json(r.ratio)}});
+    }
+    return out.dump(2) + "\n";
+  }
+  std::vector<std::vector<std::string>> cells;
+  for (const ComparisonRow& r : rows) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3f", r.ratio);
+    cells.push_back({std::to_string(r.trial), r.parameters, r.metric, number(r.a), number(r.b),
+                     std::isnan(r.ratio) ? "-" : ratio});
+  }
+  return renderCells({"TRIAL", "PARAMETERS", "METRIC", "A", "B", "B/A"}, cells, format);
+}
+
+common::Result<std::vector<json>> runsFromJson(const std::string& input) {
+  std::vector<json> runs;
+  auto add = [&](const json& object) {
+    if (text(object, "kind") == "BenchmarkRun") runs.push_back(object);
+    if (member(object, "items").is_array()) {
+      for (const json& item : object["items"])
+        if (text(item, "kind") == "BenchmarkRun" || text(object, "kind") == "BenchmarkRunList")
+          runs.push_back(item);
+    }
+  };
+  const json object = json::parse(input, nullptr, false);
+  if (object.is_discarded()) return common::invalidError("the input is not JSON");
+  add(object);
+  if (runs.empty()) return common::invalidError("the input holds no BenchmarkRun");
+  return runs;
+}
+
+}  // namespace hetbench::cli
