@@ -31,6 +31,25 @@ constexpr const char* kUsage =
     "  version             print the version\n\n"
     "Run 'hetbench COMMAND --help' for a command's flags.\n";
 
+int fail(const char* command, const common::Status& status, int code) {
+  std::fprintf(stderr, "hetbench %s: %s\n", command, status.message().c_str());
+  return code;
+}
+
+/// Parses a command's flags into `args`; an exit code when the command should stop there
+/// (usage printed: 0, a bad flag: 2).
+std::optional<int> parseCommand(const char* command, common::FlagSet& flags, int argc, char** argv,
+                                std::vector<std::string>& args) {
+  common::Result<std::vector<std::string>> parsed = flags.parse(argc, argv);
+  if (!parsed.isOk()) return fail(command, parsed.status(), 2);
+  if (flags.helpRequested()) {
+    std::fputs(flags.usage().c_str(), stdout);
+    return 0;
+  }
+  args = std::move(parsed).value();
+  return std::nullopt;
+}
+
 int logs(int argc, char** argv) {
   common::FlagSet flags("hetbench logs RUN",
                         "Prints the container logs the operator kept for a BenchmarkRun, from "
@@ -49,16 +68,9 @@ int logs(int argc, char** argv) {
   flags.addInt("trial", &trial, "Only this trial (-1: all).", -1, 1'000'000);
   flags.addInt("repetition", &repetition, "Only this repetition (-1: all).", -1, 1'000'000);
   flags.addBool("timestamps", &timestamps, "Keep the kubelet's timestamp on each line.");
-  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
-  if (!args.isOk()) {
-    std::fprintf(stderr, "hetbench logs: %s\n", args.status().message().c_str());
-    return 2;
-  }
-  if (flags.helpRequested()) {
-    std::fputs(flags.usage().c_str(), stdout);
-    return 0;
-  }
-  if (args.value().size() != 1 || server.empty() == dir.empty()) {
+  std::vector<std::string> args;
+  if (auto code = parseCommand("logs", flags, argc, argv, args)) return *code;
+  if (args.size() != 1 || server.empty() == dir.empty()) {
     std::fputs("hetbench logs: want one RUN and exactly one of --server and --log-dir\n", stderr);
     return 2;
   }
@@ -77,8 +89,7 @@ int logs(int argc, char** argv) {
   if (trial >= 0) selection.trial = trial;
   if (repetition >= 0) selection.repetition = repetition;
   selection.timestamps = timestamps;
-  const common::Status printed =
-      cli::printLogs(*source, ns, args.value().front(), selection, std::cout);
+  const common::Status printed = cli::printLogs(*source, ns, args.front(), selection, std::cout);
   if (!printed.isOk()) {
     std::fprintf(stderr, "hetbench logs: %s\n", printed.message().c_str());
     return 1;
@@ -149,11 +160,6 @@ struct RunSource {
   }
 };
 
-int fail(const char* command, const common::Status& status, int code) {
-  std::fprintf(stderr, "hetbench %s: %s\n", command, status.message().c_str());
-  return code;
-}
-
 int report(int argc, char** argv) {
   common::FlagSet flags("hetbench report [RUN...]",
                         "Prints the judged trials of BenchmarkRuns: hardware, accelerators, "
@@ -163,15 +169,11 @@ int report(int argc, char** argv) {
   source.addFlags(flags);
   std::string format = "table";
   flags.addString("format", &format, "table, markdown, csv or json.");
-  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
-  if (!args.isOk()) return fail("report", args.status(), 2);
-  if (flags.helpRequested()) {
-    std::fputs(flags.usage().c_str(), stdout);
-    return 0;
-  }
+  std::vector<std::string> args;
+  if (auto code = parseCommand("report", flags, argc, argv, args)) return *code;
   common::Result<cli::Format> chosen = cli::parseFormat(format);
   if (!chosen.isOk()) return fail("report", chosen.status(), 2);
-  common::Result<std::vector<nlohmann::json>> runs = source.read(args.value());
+  common::Result<std::vector<nlohmann::json>> runs = source.read(args);
   if (!runs.isOk()) return fail("report", runs.status(), 1);
   const std::vector<cli::ReportRow> rows = cli::reportRows(runs.value());
   if (rows.empty() && chosen.value() != cli::Format::kJson) {
@@ -190,16 +192,12 @@ int compare(int argc, char** argv) {
   source.addFlags(flags);
   std::string format = "table";
   flags.addString("format", &format, "table, markdown, csv or json.");
-  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
-  if (!args.isOk()) return fail("compare", args.status(), 2);
-  if (flags.helpRequested()) {
-    std::fputs(flags.usage().c_str(), stdout);
-    return 0;
-  }
-  if (args.value().size() != 2) return fail("compare", common::invalidError("want RUN_A RUN_B"), 2);
+  std::vector<std::string> args;
+  if (auto code = parseCommand("compare", flags, argc, argv, args)) return *code;
+  if (args.size() != 2) return fail("compare", common::invalidError("want RUN_A RUN_B"), 2);
   common::Result<cli::Format> chosen = cli::parseFormat(format);
   if (!chosen.isOk()) return fail("compare", chosen.status(), 2);
-  common::Result<std::vector<nlohmann::json>> runs = source.read(args.value());
+  common::Result<std::vector<nlohmann::json>> runs = source.read(args);
   if (!runs.isOk()) return fail("compare", runs.status(), 1);
   common::Result<std::vector<cli::ComparisonRow>> rows =
       cli::compareRuns(runs.value()[0], runs.value()[1]);

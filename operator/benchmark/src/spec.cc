@@ -15,6 +15,7 @@
 #include "hetbench/benchmark/plan.h"
 #include "hetbench/common/duration.h"
 #include "hetbench/common/field_errors.h"
+#include "hetbench/common/json_fields.h"
 
 namespace hetbench::benchmark {
 namespace {
@@ -34,11 +35,8 @@ constexpr Benchmark kBenchmarks[] = {Benchmark::kResnet50, Benchmark::kCosmoflow
 
 std::string toString(CleanupAction a) { return a == CleanupAction::kDelete ? "Delete" : "Retain"; }
 
-/// A member of an object; nullptr when absent or null, as the API server drops the nulls of
-/// fields that are not nullable.
 const json* member(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
+  return common::presentMember(object, key);
 }
 
 bool isAsciiLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
@@ -66,17 +64,6 @@ bool isLabelValue(std::string_view value) {
 }
 
 // A float with no fraction within int64 (a Go decoder may turn 4 into 4.0).
-std::optional<std::int64_t> floatAsInteger(const json& v) {
-  if (!v.is_number_float()) return std::nullopt;
-  const double d = v.get<double>();
-  // -2^63 and 2^63 are exact doubles; every integral double between them fits.
-  if (!std::isfinite(d) || d != std::trunc(d) || d < -9223372036854775808.0 ||
-      d >= 9223372036854775808.0) {
-    return std::nullopt;
-  }
-  return static_cast<std::int64_t>(d);
-}
-
 // Whether `value` nests at most `limit` arrays or objects deep; iterative, so that the check
 // itself cannot exhaust the stack.
 bool nestsWithin(const json& value, std::size_t limit) {
@@ -124,18 +111,7 @@ class Reader {
   /// A JSON integer, or a number with no fraction as a Go decoder may hand it over; values
   /// beyond int64 saturate so that the range check rejects them, showing their own text.
   std::optional<std::int64_t> integer(const std::string& field, const json& v) {
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-    if (v.is_number_unsigned()) {
-      const auto u = v.get<std::uint64_t>();
-      return u > static_cast<std::uint64_t>(kMax) ? kMax : static_cast<std::int64_t>(u);
-    }
-    if (v.is_number_integer()) return v.get<std::int64_t>();
-    if (v.is_number_float()) {
-      const double d = v.get<double>();
-      if (std::isfinite(d) && d == std::trunc(d)) {
-        return floatAsInteger(v).value_or(d > 0 ? kMax : std::numeric_limits<std::int64_t>::min());
-      }
-    }
+    if (std::optional<std::int64_t> n = common::integralValue(v)) return n;
     add(common::typeInvalidCause(field, v, "integer"));
     return std::nullopt;
   }
@@ -281,8 +257,9 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
         text = value.get<std::string>();
       } else if (value.is_number_integer()) {
         text = value.dump();
-      } else if (const std::optional<std::int64_t> n = floatAsInteger(value)) {
-        text = std::to_string(*n);
+      } else if (const std::optional<std::int64_t> n = common::integralValue(value);
+                 n && std::fabs(value.get<double>()) < 9223372036854775808.0) {
+        text = std::to_string(*n);  // an integral float such as 4.0 (not one beyond int64)
       } else {
         r.add(common::typeInvalidCause(itemField, value, "integer or string"));
         valid = false;

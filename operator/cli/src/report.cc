@@ -9,24 +9,14 @@
 #include "hetbench/benchmark/plan.h"
 #include "hetbench/benchmark/render.h"
 #include "hetbench/benchmark/spec.h"
+#include "hetbench/common/json_fields.h"
 
 namespace hetbench::cli {
 namespace {
 
+using common::member;
+using common::stringMember;
 using nlohmann::json;
-
-std::string text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
-}
 
 benchmark::Params paramsOf(const json& result) {
   benchmark::Params params;
@@ -168,9 +158,9 @@ std::vector<ReportRow> reportRows(const std::vector<json>& runs) {
     if (!results.is_array()) continue;
     for (const json& result : results) {
       ReportRow row;
-      row.run = text(meta, "namespace") + "/" + text(meta, "name");
-      row.benchmark = text(spec, "benchmark");
-      row.system = text(spec, "system");
+      row.run = stringMember(meta, "namespace") + "/" + stringMember(meta, "name");
+      row.benchmark = stringMember(spec, "benchmark");
+      row.system = stringMember(spec, "system");
       row.trial =
           member(result, "trial").is_number_integer() ? result["trial"].get<std::int64_t>() : 0;
       const benchmark::Params params = paramsOf(result);
@@ -181,7 +171,7 @@ std::vector<ReportRow> reportRows(const std::vector<json>& runs) {
       row.computeFraction = statOf(metrics, "compute_fraction");
       row.effectiveThroughput = statOf(metrics, "effective_throughput");
       row.samplesPerWh = statOf(metrics, "samples_per_wh");
-      row.verdict = text(result, "verdict");
+      row.verdict = stringMember(result, "verdict");
       rows.push_back(std::move(row));
     }
   }
@@ -299,10 +289,11 @@ std::string renderComparison(const std::vector<ComparisonRow>& rows, Format form
 common::Result<std::vector<json>> runsFromJson(const std::string& input) {
   std::vector<json> runs;
   auto add = [&](const json& object) {
-    if (text(object, "kind") == "BenchmarkRun") runs.push_back(object);
+    if (stringMember(object, "kind") == "BenchmarkRun") runs.push_back(object);
     if (member(object, "items").is_array()) {
       for (const json& item : object["items"])
-        if (text(item, "kind") == "BenchmarkRun" || text(object, "kind") == "BenchmarkRunList")
+        if (stringMember(item, "kind") == "BenchmarkRun" ||
+            stringMember(object, "kind") == "BenchmarkRunList")
           runs.push_back(item);
     }
   };

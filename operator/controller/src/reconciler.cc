@@ -14,6 +14,7 @@
 #include "hetbench/benchmark/retention.h"
 #include "hetbench/benchmark/spec.h"
 #include "hetbench/common/duration.h"
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 #include "hetbench/controller/measure.h"
 #include "hetbench/logs/collector.h"
@@ -22,42 +23,31 @@ namespace hetbench::controller {
 namespace {
 
 using benchmark::WorkloadKind;
+using common::member;
+using common::stringMember;
 using kube::EventType;
 using nlohmann::json;
 
 constexpr std::size_t kMaxCausesInMessage = 5;
 
-std::string text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
-}
-
 std::string label(const json& object, std::string_view key) {
-  return text(member(member(object, "metadata"), "labels"), std::string(key).c_str());
+  return stringMember(member(member(object, "metadata"), "labels"), std::string(key).c_str());
 }
 
 bool terminating(const json& object) {
-  return !text(member(object, "metadata"), "deletionTimestamp").empty();
+  return !stringMember(member(object, "metadata"), "deletionTimestamp").empty();
 }
 
 bool ownedBy(const json& object, const std::string& uid) {
   const json& refs = member(member(object, "metadata"), "ownerReferences");
   if (!refs.is_array()) return false;
   return std::any_of(refs.begin(), refs.end(),
-                     [&](const json& ref) { return text(ref, "uid") == uid; });
+                     [&](const json& ref) { return stringMember(ref, "uid") == uid; });
 }
 
 std::optional<common::WallTime> creationTime(const json& object) {
   common::Result<common::WallTime> t =
-      common::parseRfc3339(text(member(object, "metadata"), "creationTimestamp"));
+      common::parseRfc3339(stringMember(member(object, "metadata"), "creationTimestamp"));
   if (!t.isOk()) return std::nullopt;
   return t.value();
 }
@@ -174,7 +164,7 @@ class Pass {
         logs_(logs),
         run_(std::move(run)) {
     const json& meta = run_["metadata"];
-    ref_ = {text(meta, "namespace"), text(meta, "name"), text(meta, "uid")};
+    ref_ = {stringMember(meta, "namespace"), stringMember(meta, "name"), stringMember(meta, "uid")};
     id_ = benchmark::runId(ref_.uid);
     generation_ = meta.value("generation", json(0)).is_number_integer()
                       ? meta["generation"].get<std::int64_t>()
@@ -253,7 +243,7 @@ common::Result<ReconcileResult> Pass::execute() {
 
   const json& annotations = member(run_["metadata"], "annotations");
   const std::string acceptedText =
-      text(annotations, std::string(benchmark::kAcceptedSpecAnnotation).c_str());
+      stringMember(annotations, std::string(benchmark::kAcceptedSpecAnnotation).c_str());
   const json& currentSpec = member(run_, "spec");
   const json& status = member(run_, "status");
   suspend_ = member(currentSpec, "suspend").is_boolean() && currentSpec["suspend"].get<bool>();
@@ -275,7 +265,8 @@ common::Result<ReconcileResult> Pass::execute() {
             "ignored");
     }
   } else {
-    if (text(status, "phase") == "Failed" && conditionStatus(status, "Accepted") == "False" &&
+    if (stringMember(status, "phase") == "Failed" &&
+        conditionStatus(status, "Accepted") == "False" &&
         member(status, "observedGeneration") == json(generation_)) {
       return ReconcileResult{};  // rejected already; a new generation is looked at again
     }
@@ -369,12 +360,12 @@ common::Result<ReconcileResult> Pass::execute() {
 
   json newStatus = buildStatus(units);
   noteRegressions(status, newStatus);
-  const std::string oldPhase = text(status, "phase");
-  const std::string newPhase = text(newStatus, "phase");
+  const std::string oldPhase = stringMember(status, "phase");
+  const std::string newPhase = stringMember(newStatus, "phase");
   if (newPhase != oldPhase &&
       (newPhase == "Succeeded" || newPhase == "Failed" || newPhase == "Cancelled")) {
     finishedPhase_ = newPhase;
-    const std::string done = text(newStatus, "progress");
+    const std::string done = stringMember(newStatus, "progress");
     if (newPhase == "Succeeded") {
       event(EventType::kNormal, "RunSucceeded", "all " + done + " units succeeded");
     } else if (newPhase == "Failed") {
@@ -403,7 +394,7 @@ common::Result<ReconcileResult> Pass::execute() {
 common::Result<ReconcileResult> Pass::reject(const std::string& reason,
                                              const std::string& message) {
   json status = member(run_, "status").is_object() ? run_["status"] : json::object();
-  const bool already = text(status, "phase") == "Failed" &&
+  const bool already = stringMember(status, "phase") == "Failed" &&
                        conditionStatus(status, "Accepted") == "False" &&
                        member(status, "observedGeneration") == json(generation_);
   status["phase"] = "Failed";
@@ -460,7 +451,8 @@ common::Result<ReconcileResult> Pass::finalize() {
   for (const json& pod : pods_) {
     // Pods that Jobs and IPUJobs own go with them.
     if (!terminating(pod) && ownedBy(pod, ref_.uid)) {
-      HETBENCH_RETURN_IF_ERROR(removeWorkload(WorkloadKind::kPod, text(pod["metadata"], "name")));
+      HETBENCH_RETURN_IF_ERROR(
+          removeWorkload(WorkloadKind::kPod, stringMember(pod["metadata"], "name")));
     }
   }
   json updated = run_;
@@ -477,17 +469,17 @@ void Pass::observe() {
   };
   for (json& pod : cache_.pods(ref_.ns, ref_.name)) {
     if (label(pod, benchmark::kIdLabel) != id_) continue;
-    if (ownedBy(pod, ref_.uid)) podsByName_[text(pod["metadata"], "name")] = pod;
+    if (ownedBy(pod, ref_.uid)) podsByName_[stringMember(pod["metadata"], "name")] = pod;
     pods_.push_back(std::move(pod));
   }
   for (json& job : cache_.jobs(ref_.ns, ref_.name)) {
     if (!ours(job)) continue;
-    std::string name = text(job["metadata"], "name");
+    std::string name = stringMember(job["metadata"], "name");
     jobs_.emplace(std::move(name), std::move(job));
   }
   for (json& ipuJob : cache_.ipuJobs(ref_.ns, ref_.name)) {
     if (!ours(ipuJob)) continue;
-    std::string name = text(ipuJob["metadata"], "name");
+    std::string name = stringMember(ipuJob["metadata"], "name");
     ipuJobs_.emplace(std::move(name), std::move(ipuJob));
   }
 }
@@ -528,7 +520,7 @@ bool Pass::collectLogs(const UnitRecord& unit) {
 std::vector<std::string> Pass::nodesOf(const UnitRecord& unit) const {
   std::set<std::string> nodes;
   for (const json& pod : podsOf(unit)) {
-    const std::string node = text(member(pod, "spec"), "nodeName");
+    const std::string node = stringMember(member(pod, "spec"), "nodeName");
     if (!node.empty()) nodes.insert(node);
   }
   return {nodes.begin(), nodes.end()};
@@ -573,7 +565,7 @@ common::Status Pass::advance(UnitRecord& unit) {
     }
     if (found == nullptr) return common::Status();
     unit.phase = UnitPhase::kRunning;
-    unit.workloadApiVersion = text(*found, "apiVersion");
+    unit.workloadApiVersion = stringMember(*found, "apiVersion");
     unit.workloadKind = kind;
     unit.workloadName = name;
     unit.startTime = creationTime(*found).value_or(now_);
@@ -706,16 +698,16 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
     // The Service belongs to the Job, so whatever deletes the Job deletes the Service too.
     json service = *r.service;
     service["metadata"]["ownerReferences"] =
-        json::array({{{"apiVersion", text(object, "apiVersion")},
-                      {"kind", text(object, "kind")},
+        json::array({{{"apiVersion", stringMember(object, "apiVersion")},
+                      {"kind", stringMember(object, "kind")},
                       {"name", r.name},
-                      {"uid", text(object["metadata"], "uid")},
+                      {"uid", stringMember(object["metadata"], "uid")},
                       {"blockOwnerDeletion", true}}});
     common::Result<json> svc = client_.create(kube::resources::kServices, ref_.ns, service);
     if (!svc.isOk() && !svc.status().isAlreadyExists()) return svc.status();
   }
   unit.phase = UnitPhase::kRunning;
-  unit.workloadApiVersion = text(object, "apiVersion");
+  unit.workloadApiVersion = stringMember(object, "apiVersion");
   unit.workloadKind = toString(r.kind);
   unit.workloadName = r.name;
   unit.startTime = creationTime(object).value_or(now_);
@@ -908,18 +900,19 @@ void Pass::noteRegressions(const json& oldStatus, json& newStatus) {
   if (const json& old = member(oldStatus, "results"); old.is_array()) {
     for (const json& r : old)
       if (r.is_object() && r.value("trial", json()).is_number_integer())
-        before[r["trial"].get<std::int64_t>()] = text(r, "verdict");
+        before[r["trial"].get<std::int64_t>()] = stringMember(r, "verdict");
   }
   const json& now = member(newStatus, "results");
   if (!now.is_array()) return;
   std::map<std::int64_t, std::string> verdictOf;
   for (const json& r : now) {
     const std::int64_t trial = r["trial"].get<std::int64_t>();
-    verdictOf[trial] = text(r, "verdict");
-    if (text(r, "verdict") != "Regressed" || before[trial] == "Regressed") continue;
+    verdictOf[trial] = stringMember(r, "verdict");
+    if (stringMember(r, "verdict") != "Regressed" || before[trial] == "Regressed") continue;
     std::string message = "trial " + std::to_string(trial);
     for (const json& check : member(r, "checks"))
-      if (text(check, "verdict") == "Regressed") message += ": " + text(check, "message");
+      if (stringMember(check, "verdict") == "Regressed")
+        message += ": " + stringMember(check, "message");
     event(EventType::kWarning, "Regressed", message);
   }
   for (json& t : newStatus["trials"]) {

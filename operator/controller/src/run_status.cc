@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 
 namespace hetbench::controller {
 namespace {
 
+using common::intMember;
+using common::stringMember;
 using nlohmann::json;
 
 constexpr std::pair<UnitPhase, const char*> kPhaseNames[] = {
@@ -15,18 +18,8 @@ constexpr std::pair<UnitPhase, const char*> kPhaseNames[] = {
     {UnitPhase::kTimedOut, "TimedOut"},   {UnitPhase::kCancelled, "Cancelled"},
 };
 
-std::string text(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::int64_t integer(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
-
 std::optional<common::WallTime> time(const json& object, const char* key) {
-  const std::string value = text(object, key);
+  const std::string value = stringMember(object, key);
   if (value.empty()) return std::nullopt;
   common::Result<common::WallTime> parsed = common::parseRfc3339(value);
   if (!parsed.isOk()) return std::nullopt;
@@ -74,21 +67,21 @@ json toJson(const UnitRecord& unit) {
 UnitRecord unitFromJson(const json& in) {
   UnitRecord unit;
   if (!in.is_object()) return unit;
-  unit.trial = integer(in, "trial");
-  unit.repetition = integer(in, "repetition");
+  unit.trial = intMember(in, "trial");
+  unit.repetition = intMember(in, "repetition");
   if (auto it = in.find("parameters"); it != in.end() && it->is_object()) {
     for (const auto& [key, value] : it->items())
       if (value.is_string()) unit.params[key] = value.get<std::string>();
   }
-  const std::string phase = text(in, "phase");
+  const std::string phase = stringMember(in, "phase");
   for (const auto& [p, name] : kPhaseNames)
     if (phase == name) unit.phase = p;
-  unit.reason = text(in, "reason");
-  unit.message = text(in, "message");
+  unit.reason = stringMember(in, "reason");
+  unit.message = stringMember(in, "message");
   if (auto it = in.find("workload"); it != in.end() && it->is_object()) {
-    unit.workloadApiVersion = text(*it, "apiVersion");
-    unit.workloadKind = text(*it, "kind");
-    unit.workloadName = text(*it, "name");
+    unit.workloadApiVersion = stringMember(*it, "apiVersion");
+    unit.workloadKind = stringMember(*it, "kind");
+    unit.workloadName = stringMember(*it, "name");
   }
   if (auto it = in.find("nodes"); it != in.end() && it->is_array()) {
     for (const json& node : *it)
@@ -97,9 +90,9 @@ UnitRecord unitFromJson(const json& in) {
   unit.startTime = time(in, "startTime");
   unit.completionTime = time(in, "completionTime");
   unit.retained = in.value("retained", json(false)).is_boolean() && in.value("retained", false);
-  unit.logDir = text(in, "logDir");
+  unit.logDir = stringMember(in, "logDir");
   if (auto it = in.find("metrics"); it != in.end() && it->is_object()) unit.metrics = *it;
-  unit.verdict = text(in, "verdict");
+  unit.verdict = stringMember(in, "verdict");
   return unit;
 }
 
@@ -130,11 +123,12 @@ void setCondition(json& status, const std::string& type, const std::string& valu
   if (!status.contains("conditions") || !status["conditions"].is_array())
     status["conditions"] = json::array();
   json& conditions = status["conditions"];
-  auto it = std::find_if(conditions.begin(), conditions.end(),
-                         [&](const json& c) { return c.is_object() && text(c, "type") == type; });
+  auto it = std::find_if(conditions.begin(), conditions.end(), [&](const json& c) {
+    return c.is_object() && stringMember(c, "type") == type;
+  });
   std::string transition = common::formatRfc3339(now);
-  if (it != conditions.end() && text(*it, "status") == value) {
-    const std::string previous = text(*it, "lastTransitionTime");
+  if (it != conditions.end() && stringMember(*it, "status") == value) {
+    const std::string previous = stringMember(*it, "lastTransitionTime");
     if (!previous.empty()) transition = previous;
   }
   json condition = {{"type", type},
@@ -154,7 +148,7 @@ std::string conditionStatus(const json& status, const std::string& type) {
   auto it = status.find("conditions");
   if (it == status.end() || !it->is_array()) return "";
   for (const json& c : *it)
-    if (c.is_object() && text(c, "type") == type) return text(c, "status");
+    if (c.is_object() && stringMember(c, "type") == type) return stringMember(c, "status");
   return "";
 }
 

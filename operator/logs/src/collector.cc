@@ -6,20 +6,16 @@
 #include <fstream>
 #include <vector>
 
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 
 namespace hetbench::logs {
 namespace {
 
+using common::stringMember;
 using nlohmann::json;
 
 constexpr std::uint64_t kTailWindow = 1 << 20;  // enough for the lines of one timestamp
-
-std::string text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 /// The containers of a pod that have started (running or terminated), with whether they ended.
 std::vector<std::pair<std::string, bool>> startedContainers(const json& pod) {
@@ -33,21 +29,21 @@ std::vector<std::pair<std::string, bool>> startedContainers(const json& pod) {
       const bool terminated = state.contains("terminated");
       const bool startedOnce = terminated || state.contains("running") ||
                                cs.value("lastState", json::object()).contains("terminated");
-      if (startedOnce) out.emplace_back(text(cs, "name"), terminated);
+      if (startedOnce) out.emplace_back(stringMember(cs, "name"), terminated);
     }
   }
   return out;
 }
 
 bool podTerminal(const json& pod) {
-  const std::string phase = text(pod.value("status", json::object()), "phase");
+  const std::string phase = stringMember(pod.value("status", json::object()), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
 std::string streamKey(const json& pod, const std::string& container) {
   const json& meta = pod.value("metadata", json::object());
-  return text(meta, "namespace") + "/" + text(meta, "name") + "/" + text(meta, "uid") + "/" +
-         container;
+  return stringMember(meta, "namespace") + "/" + stringMember(meta, "name") + "/" +
+         stringMember(meta, "uid") + "/" + container;
 }
 
 /// The timestamp at the start of a line written with timestamps=true, or "".
@@ -131,8 +127,8 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
     const std::string key = streamKey(pod, container);
     if (streams_.contains(key)) continue;
     auto stream = std::make_unique<Stream>();
-    stream->ns = text(meta, "namespace");
-    stream->pod = text(meta, "name");
+    stream->ns = stringMember(meta, "namespace");
+    stream->pod = stringMember(meta, "name");
     stream->container = container;
     stream->unitDir = unitDir;
     stream->file = options_.dir / unitDir / stream->pod / (container + ".log");

@@ -23,24 +23,6 @@ using nlohmann::json;
 constexpr Reduce kReductions[] = {Reduce::kFirst, Reduce::kLast, Reduce::kMin,
                                   Reduce::kMax,   Reduce::kMean, Reduce::kSum};
 
-// An integer, or a number without a fraction as a Go decoder may pass it on; beyond int64
-// saturates, so that a range check rejects it.
-std::optional<std::int64_t> integral(const json& v) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    return u > static_cast<std::uint64_t>(kMax) ? kMax : static_cast<std::int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (std::isfinite(d) && d == std::trunc(d)) {
-      return std::abs(d) < 0x1p62 ? static_cast<std::int64_t>(d) : (d > 0 ? kMax : -kMax);
-    }
-  }
-  return std::nullopt;
-}
-
 // One entry of spec.metrics; causes are appended to `causes`.
 std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
                                    std::set<std::string>& names, std::vector<StatusCause>& causes) {
@@ -64,7 +46,7 @@ std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
   // that one mistake is reported once.
   int checkedGroup = spec.group;
   if (const json* group = member(entry, "group")) {
-    const std::optional<std::int64_t> n = integral(*group);
+    const std::optional<std::int64_t> n = common::integralValue(*group);
     checkedGroup = 0;
     if (!n) {
       causes.push_back(common::typeInvalidCause(field + ".group", *group, "integer"));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetbench/common/field_errors.h"
+#include "hetbench/common/json_fields.h"
 
 namespace hetbench::results::internal {
 
@@ -17,11 +18,9 @@ inline constexpr std::string_view kMetricNameRule =
     "a metric name must start with a letter or '_', contain only letters, digits and '_', and "
     "have at most 63 characters";
 
-/// A member of an object; nullptr when absent or null, as the API server drops the nulls of
-/// fields that are not nullable.
+/// A member of an object; nullptr when absent or null (common::presentMember).
 inline const nlohmann::json* member(const nlohmann::json& object, const char* key) {
-  const auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
+  return common::presentMember(object, key);
 }
 
 /// The one of `values` whose toString() spelling `v` is; else a cause (not supported, or not a

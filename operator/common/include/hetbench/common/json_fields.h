@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hetbench::common {
+
+// Accessors that never throw: the objects read through them come from users, other
+// controllers or the API server, and may hold anything.
+
+/// A member of an object; null when it is absent or `object` is not an object.
+const nlohmann::json& member(const nlohmann::json& object, std::string_view name);
+/// A string member, or "" when it is absent or not a string.
+std::string stringMember(const nlohmann::json& object, std::string_view name);
+/// An integer member, or 0 when it is absent or not an integer (a float or a string).
+std::int64_t intMember(const nlohmann::json& object, std::string_view name);
+/// A member that is present and not null, else nullptr: the API server drops the nulls of
+/// fields that are not nullable, so spec readers treat a null as absent.
+const nlohmann::json* presentMember(const nlohmann::json& object, std::string_view name);
+/// A JSON integer, or a number with no fraction as a Go decoder may hand it over; values
+/// beyond int64 saturate (so that a range check rejects them). nullopt for anything else.
+std::optional<std::int64_t> integralValue(const nlohmann::json& v);
+
+}  // namespace hetbench::common

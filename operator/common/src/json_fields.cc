@@ -1,0 +1,49 @@
+#include "hetbench/common/json_fields.h"
+
+#include <cmath>
+#include <limits>
+
+namespace hetbench::common {
+
+using nlohmann::json;
+
+const json& member(const json& object, std::string_view name) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(name);
+  return it == object.end() ? kNull : *it;
+}
+
+std::string stringMember(const json& object, std::string_view name) {
+  const json& v = member(object, name);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+std::int64_t intMember(const json& object, std::string_view name) {
+  const json& v = member(object, name);
+  return v.is_number_integer() ? v.get<std::int64_t>() : 0;
+}
+
+const json* presentMember(const json& object, std::string_view name) {
+  const json& v = member(object, name);
+  return v.is_null() ? nullptr : &v;
+}
+
+std::optional<std::int64_t> integralValue(const json& v) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    return u > static_cast<std::uint64_t>(kMax) ? kMax : static_cast<std::int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (!v.is_number_float()) return std::nullopt;
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d != std::trunc(d)) return std::nullopt;
+  // -2^63 and 2^63 are exact doubles; every integral double between them fits.
+  if (d < -9223372036854775808.0) return kMin;
+  if (d >= 9223372036854775808.0) return kMax;
+  return static_cast<std::int64_t>(d);
+}
+
+}  // namespace hetbench::common
