@@ -118,12 +118,44 @@ TEST_F(CollectorTest, ResumesBrokenStreamsExactly) {
         return collector.activeStreams() == 1;
       },
       10s));
-  for (int i = 0; i < 4; ++i) {
-    std::this_thread::sleep_for(300ms);
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(400ms);
     h_.post("/kubesim/faults", {{"cutLogStreams", true}});
   }
   ASSERT_TRUE(collect(collector, "p"));
   EXPECT_EQ(texts(readFile(file("p", "main"))), numbered(1, 40));
+  // Byte for byte what the container wrote, as the API serves it without timestamps.
+  std::string served;
+  kube::LogOptions plain;
+  plain.container = "main";
+  ASSERT_TRUE(client_
+                  ->streamLogs("default", "p", plain,
+                               [&](std::string_view data) {
+                                 served.append(data);
+                                 return true;
+                               })
+                  .isOk());
+  std::string kept;
+  for (const std::string& line : texts(readFile(file("p", "main")))) kept += line + "\n";
+  EXPECT_EQ(kept, served);
+}
+
+// Verifies a pod deleted as soon as it has finished still leaves its whole log, when it was
+// followed while it ran.
+TEST_F(CollectorTest, PodDeletedRightAfterItFinishesKeepsItsLog) {
+  createPod("p", "sleep 0.3; i=1; while [ $i -le 2000 ]; do echo line $i; i=$((i+1)); done");
+  LogCollector collector(*client_, {dir_});
+  ASSERT_TRUE(Harness::eventually(
+      [&] {
+        collector.track(getPod("p"), "default/run/0-0");
+        return collector.activeStreams() == 1;
+      },
+      10s));
+  ASSERT_TRUE(Harness::eventually(
+      [&] { return getPod("p")["status"].value("phase", "") == "Succeeded"; }, 10s));
+  ASSERT_TRUE(client_->remove(kube::resources::kPods, "default", "p", {}).isOk());
+  ASSERT_TRUE(Harness::eventually([&] { return collector.activeStreams() == 0; }, 10s));
+  EXPECT_EQ(texts(readFile(file("p", "main"))), numbered(1, 2000));
 }
 
 // Verifies a new collector (a restarted operator) continues the file instead of repeating it.
