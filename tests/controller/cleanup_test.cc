@@ -167,6 +167,23 @@ TEST_F(OperatorTest, SuspendCancelsRunningRun) {
   EXPECT_TRUE(waitForEvent("pause", "RunCancelled"));
 }
 
+// Verifies the spec is frozen once accepted: an edit other than suspend is ignored with a
+// Warning Event, and the run goes on as accepted.
+TEST_F(OperatorTest, SpecEditsAfterAcceptanceAreIgnored) {
+  startOperator();
+  createRun("frozen", scriptSpec("sleep 1"));
+  ASSERT_TRUE(eventually([&] {
+    return getRun("frozen").value("/status/phase"_json_pointer, std::string()) == "Running";
+  }));
+  common::Result<json> patched = client_->patch(kRuns, "default", "frozen", kube::PatchType::kMerge,
+                                                {{"spec", {{"repetitions", 3}}}});
+  ASSERT_TRUE(patched.isOk()) << patched.status().toString();
+  EXPECT_TRUE(waitForEvent("frozen", "SpecImmutable"));
+  const json run = waitForPhase("frozen", "Succeeded");
+  EXPECT_EQ(run["status"]["trialsTotal"], 1);
+  EXPECT_EQ(run["status"]["observedGeneration"], run["metadata"]["generation"]);
+}
+
 // Verifies deleting a running run: its workloads go, then the finalizer, then the run.
 TEST_F(OperatorTest, DeletedRunRemovesWorkloadsAndFinalizer) {
   startOperator();
