@@ -9,16 +9,7 @@
 namespace hetbench::results {
 namespace {
 
-struct Line {
-  std::string source;
-  std::string text;
-};
-
-ParsedLog parse(const std::vector<Line>& lines) {
-  const auto parser = makeHetbenchParser();
-  for (const Line& line : lines) parser->consume(line.source, line.text);
-  return parser->result();
-}
+ParsedLog parse(const std::vector<Line>& lines) { return feed(*makeHetbenchParser(), lines); }
 
 std::string runStart(int rank, int worldSize) {
   return R"(:::HETBENCH {"v":1,"event":"run_start","benchmark":"resnet50","model":"resnet50-v1.5",)"

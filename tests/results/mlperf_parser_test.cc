@@ -9,16 +9,7 @@
 namespace hetbench::results {
 namespace {
 
-struct Line {
-  std::string source;
-  std::string text;
-};
-
-ParsedLog parse(const std::vector<Line>& lines) {
-  const auto parser = makeMlperfParser();
-  for (const Line& line : lines) parser->consume(line.source, line.text);
-  return parser->result();
-}
+ParsedLog parse(const std::vector<Line>& lines) { return feed(*makeMlperfParser(), lines); }
 
 // An MLLOG line as mlperf_logging writes it.
 std::string mllog(const std::string& key, long long timeMs, const std::string& value = "null",

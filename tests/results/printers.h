@@ -1,13 +1,28 @@
 #pragma once
 
-// GoogleTest printers, so that a failed comparison shows values instead of bytes.
+// What the results tests share: GoogleTest printers, so that a failed comparison shows values
+// instead of bytes, and feeding a reader.
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "hetbench/results/parser.h"
 #include "hetbench/results/reference.h"
 
 namespace hetbench::results {
+
+/// One line of a log and the source it comes from.
+struct Line {
+  std::string source;
+  std::string text;
+};
+
+/// Feeds `lines` to `parser` in order and returns what it read.
+inline ParsedLog feed(LogParser& parser, const std::vector<Line>& lines) {
+  for (const Line& line : lines) parser.consume(line.source, line.text);
+  return parser.result();
+}
 
 inline void PrintTo(const LineError& error, std::ostream* os) { *os << toString(error); }
 
