@@ -46,20 +46,20 @@ std::string streamKey(const json& pod, const std::string& container) {
          stringMember(meta, "uid") + "/" + container;
 }
 
-/// The timestamp at the start of a line written with timestamps=true, or "".
-std::string_view lineTimestamp(std::string_view line) {
+/// The timestamp at the start of a line written with timestamps=true, as text and as time.
+struct Stamp {
+  std::string_view text;
+  common::WallTime time;
+};
+
+/// The line's timestamp, parsed once; nullopt when the line has none. (RFC 3339 timestamps
+/// whose fractions differ in length do not compare as text, so they compare as times.)
+std::optional<Stamp> lineStamp(std::string_view line) {
   const std::size_t space = line.find(' ');
   const std::string_view ts = line.substr(0, space == std::string_view::npos ? line.size() : space);
-  return common::parseRfc3339(ts).isOk() ? ts : std::string_view();
-}
-
-/// RFC 3339 timestamps with nine fraction digits compare as text only when they have the same
-/// length; parse them instead.
-int compareTimestamps(std::string_view a, std::string_view b) {
-  const auto ta = common::parseRfc3339(a);
-  const auto tb = common::parseRfc3339(b);
-  if (!ta.isOk() || !tb.isOk()) return 0;
-  return ta.value() < tb.value() ? -1 : (tb.value() < ta.value() ? 1 : 0);
+  common::Result<common::WallTime> time = common::parseRfc3339(ts);
+  if (!time.isOk()) return std::nullopt;
+  return Stamp{ts, time.value()};
 }
 
 }  // namespace
@@ -105,8 +105,9 @@ ResumePoint resumePoint(const std::filesystem::path& file) {
   if (start > 0 && !lines.empty()) lines.erase(lines.begin());  // maybe cut at the front
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     if (it->find("[hetbench: log truncated at ") != std::string_view::npos) point.truncated = true;
-    const std::string_view ts = lineTimestamp(*it);
-    if (ts.empty()) continue;
+    const std::optional<Stamp> stamp = lineStamp(*it);
+    if (!stamp) continue;
+    const std::string_view ts = stamp->text;
     if (point.timestamp.empty()) point.timestamp = std::string(ts);
     if (ts != point.timestamp) break;
     ++point.linesAtTimestamp;
@@ -215,27 +216,31 @@ void LogCollector::follow(Stream& stream) {
     options.follow = true;
     options.timestamps = true;
     options.canceller = stream.canceller;
-    if (!point.timestamp.empty()) options.sinceTime = common::parseRfc3339(point.timestamp).value();
+    // The last kept line's time, parsed once per new timestamp rather than once per line.
+    std::optional<common::WallTime> lastTime;
+    if (!point.timestamp.empty()) lastTime = common::parseRfc3339(point.timestamp).value();
+    options.sinceTime = lastTime;
     std::uint64_t skipAtTimestamp = point.linesAtTimestamp;
     std::string partial;
     bool wrote = false;
     auto writeLine = [&](std::string_view line) {
-      const std::string_view ts = lineTimestamp(line);
-      if (!point.timestamp.empty() && !ts.empty()) {
-        const int order = compareTimestamps(ts, point.timestamp);
-        if (order < 0) return;  // already written
-        if (order == 0 && skipAtTimestamp > 0) {
+      const std::optional<Stamp> stamp = lineStamp(line);
+      const std::string_view ts = stamp ? stamp->text : std::string_view();
+      if (lastTime && stamp) {
+        if (stamp->time < *lastTime) return;  // already written
+        if (stamp->time == *lastTime && skipAtTimestamp > 0) {
           --skipAtTimestamp;
           return;
         }
       }
-      if (!ts.empty()) {
+      if (stamp) {
         if (ts == point.timestamp) {
           ++point.linesAtTimestamp;
         } else {
           point.timestamp = std::string(ts);
           point.linesAtTimestamp = 1;
         }
+        lastTime = stamp->time;
         skipAtTimestamp = 0;
       }
       if (truncated) return;
