@@ -46,6 +46,28 @@ TEST(RunStatus, PhaseFromUnits) {
   }
 }
 
+TEST(RunStatus, PhaseWaitsForMetricsWhenMeasured) {
+  using P = UnitPhase;
+  UnitRecord measured = unit(P::kSucceeded);
+  measured.metrics = {{"values", nlohmann::json::object()}};
+  const UnitRecord unmeasured = unit(P::kSucceeded);
+  struct Row {
+    const char* name;
+    std::vector<UnitRecord> units;
+    bool measuredRun;
+    const char* want;
+  };
+  const Row rows[] = {
+      {"all read", {measured, measured}, true, "Succeeded"},
+      {"one not read yet", {measured, unmeasured}, true, "Running"},
+      {"a failure, one not read yet", {unit(P::kFailed), unmeasured}, true, "Running"},
+      {"not measured at all", {unmeasured, unmeasured}, false, "Succeeded"},
+      {"cancelled stays cancelled", {unit(P::kCancelled), unmeasured}, true, "Cancelled"},
+  };
+  for (const Row& row : rows)
+    EXPECT_EQ(runPhase(row.units, false, row.measuredRun), row.want) << row.name;
+}
+
 TEST(RunStatus, UnitRecordRoundTrips) {
   UnitRecord u;
   u.trial = 3;

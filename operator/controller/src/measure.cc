@@ -79,7 +79,7 @@ std::vector<TrialResult> judgeTrials(const std::vector<UnitRecord>& units,
   std::vector<TrialResult> out;
   for (const auto& [trial, records] : byTrial) {
     const bool ready = std::all_of(records.begin(), records.end(), [](const UnitRecord* u) {
-      return isTerminal(u->phase) && (u->phase != UnitPhase::kSucceeded || u->metrics.is_object());
+      return isTerminal(u->phase) && !awaitsMetrics(*u);
     });
     if (!ready) continue;
     std::vector<results::MetricValues> values;

@@ -196,6 +196,8 @@ class Pass {
   std::vector<json> podsOf(const UnitRecord& unit) const;
   /// Follows the logs of the unit's pods; true once all of them are complete on disk.
   bool collectLogs(const UnitRecord& unit);
+  /// Whether units are measured: only with log collection into a log directory.
+  bool measuring() const { return logs_ != nullptr && !options_.logDir.empty(); }
   std::string logDirOf(const UnitRecord& unit) const {
     return ref_.ns + "/" + ref_.name + "/" + std::to_string(unit.trial) + "-" +
            std::to_string(unit.repetition);

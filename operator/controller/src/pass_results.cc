@@ -120,15 +120,7 @@ void Pass::measure(UnitRecord& unit) {
 
 json Pass::buildStatus(const std::vector<UnitRecord>& units) const {
   json status = member(run_, "status").is_object() ? run_["status"] : json::object();
-  // A run is not over while a succeeded unit still waits to be measured: its metrics may yet
-  // fail it.
-  const bool measuring = logs_ != nullptr && !options_.logDir.empty();
-  const bool unmeasured =
-      measuring && std::any_of(units.begin(), units.end(), [](const UnitRecord& u) {
-        return u.phase == UnitPhase::kSucceeded && !u.metrics.is_object();
-      });
-  std::string phase = runPhase(units, suspend_);
-  if (unmeasured && (phase == "Succeeded" || phase == "Failed")) phase = "Running";
+  const std::string phase = runPhase(units, suspend_, measuring());
   const auto done = std::count_if(units.begin(), units.end(),
                                   [](const UnitRecord& u) { return isTerminal(u.phase); });
   const auto running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {

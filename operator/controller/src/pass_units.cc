@@ -209,8 +209,7 @@ common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
     noteDeadline(nextDeadline_, now_);
     return common::Status();
   }
-  if (unit.phase == UnitPhase::kSucceeded && logs_ != nullptr && !options_.logDir.empty() &&
-      !unit.metrics.is_object()) {
+  if (measuring() && awaitsMetrics(unit)) {
     if (!collectLogs(unit)) {
       noteDeadline(nextDeadline_, now_ + std::chrono::seconds(1));
       return common::Status();

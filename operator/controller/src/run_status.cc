@@ -96,7 +96,11 @@ UnitRecord unitFromJson(const json& in) {
   return unit;
 }
 
-std::string runPhase(const std::vector<UnitRecord>& units, bool suspended) {
+bool awaitsMetrics(const UnitRecord& unit) {
+  return unit.phase == UnitPhase::kSucceeded && !unit.metrics.is_object();
+}
+
+std::string runPhase(const std::vector<UnitRecord>& units, bool suspended, bool measured) {
   const bool anyRunning = std::any_of(units.begin(), units.end(), [](const UnitRecord& u) {
     return u.phase == UnitPhase::kRunning;
   });
@@ -107,6 +111,8 @@ std::string runPhase(const std::vector<UnitRecord>& units, bool suspended) {
     if (std::any_of(units.begin(), units.end(),
                     [](const UnitRecord& u) { return u.phase == UnitPhase::kCancelled; }))
       return "Cancelled";
+    // A succeeded unit's metrics may yet fail it: the run is not over until they are read.
+    if (measured && std::any_of(units.begin(), units.end(), awaitsMetrics)) return "Running";
     const bool anyFailed = std::any_of(units.begin(), units.end(),
                                        [](const UnitRecord& u) { return isFailure(u.phase); });
     return anyFailed ? "Failed" : "Succeeded";

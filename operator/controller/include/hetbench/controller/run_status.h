@@ -48,10 +48,14 @@ nlohmann::json toJson(const UnitRecord& unit);
 /// (a record is only ever written by the operator, but a user may edit status by hand).
 UnitRecord unitFromJson(const nlohmann::json& json);
 
+/// A succeeded unit whose metrics have not been read from its logs yet.
+bool awaitsMetrics(const UnitRecord& unit);
+
 /// The run's phase from its units: Cancelled once suspended and nothing runs; Failed or
-/// Succeeded once every unit is terminal (Failed if any failed or timed out); Running once a
-/// unit has started; else Pending.
-std::string runPhase(const std::vector<UnitRecord>& units, bool suspended);
+/// Succeeded once every unit is terminal (Failed if any failed or timed out) and, when units
+/// are `measured`, none awaits its metrics (which may yet fail it); Running once a unit has
+/// started; else Pending.
+std::string runPhase(const std::vector<UnitRecord>& units, bool suspended, bool measured = false);
 
 /// Sets a condition in a `status.conditions` array (creating the array), keeping
 /// lastTransitionTime when the status does not change, as the API conventions ask.
