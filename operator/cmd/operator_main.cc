@@ -14,6 +14,7 @@
 #include "hetbench/common/flags.h"
 #include "hetbench/common/ids.h"
 #include "hetbench/common/logging.h"
+#include "hetbench/controller/benchmark_metrics.h"
 #include "hetbench/controller/endpoints.h"
 #include "hetbench/controller/manager.h"
 #include "hetbench/controller/metrics.h"
@@ -200,7 +201,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.reconciler.logDir = f.logDir;
+  auto benchmarks =
+      std::make_shared<controller::BenchmarkMetrics>([&metrics] { return metrics.leading(); });
+  options.runHandlers.onAdd = [&benchmarks](const nlohmann::json& run) {
+    benchmarks->observe(run);
+  };
+  options.runHandlers.onUpdate = [&benchmarks](const nlohmann::json&, const nlohmann::json& run) {
+    benchmarks->observe(run);
+  };
+  options.runHandlers.onDelete = [&benchmarks](const nlohmann::json& run) {
+    benchmarks->forget(run);
+  };
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
+  controller::StateMetrics::Sources state;
+  state.leading = [&metrics] { return metrics.leading(); };
+  state.runs = [&manager] { return manager.runs(); };
+  state.watchRestarts = [&manager] { return manager.watchRestarts(); };
+  state.logStreams = [&collector] { return collector.activeStreams(); };
+  state.logBytes = [&collector] { return collector.bytesWritten(); };
+  auto stateMetrics = std::make_shared<controller::StateMetrics>(std::move(state));
 
   std::unique_ptr<prometheus::Exposer> exposer;
   if (metricsAddress.value()) {
@@ -211,6 +230,8 @@ int main(int argc, char** argv) {
       return fail("--metrics-bind-address " + f.metricsAddress + ": " + e.what());
     }
     exposer->RegisterCollectable(metrics.registry());
+    exposer->RegisterCollectable(benchmarks);
+    exposer->RegisterCollectable(stateMetrics);
     spdlog::info("metrics listening on {}:{}", a.host, exposer->GetListeningPorts().front());
   }
   std::unique_ptr<hetbench::http::Server> probes;

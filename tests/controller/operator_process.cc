@@ -25,19 +25,19 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::string_view kProbesLine = "health probes listening on ";
+constexpr std::string_view kMetricsLine = "metrics listening on ";
 constexpr auto kPollInterval = 20ms;
 constexpr auto kTerminateBound = 5s;
 
-/// The port of "health probes listening on HOST:PORT" among JSON log lines; 0 before it is
-/// logged.
-std::uint16_t probePortIn(const std::string& log) {
+/// The port of "<prefix>HOST:PORT" among JSON log lines; 0 before it is logged.
+std::uint16_t portIn(const std::string& log, std::string_view prefix) {
   std::istringstream lines(log);
   std::string line;
   while (std::getline(lines, line)) {
     const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
     if (!entry.is_object() || !entry.contains("msg") || !entry["msg"].is_string()) continue;
     const std::string message = entry["msg"].get<std::string>();
-    if (!message.starts_with(kProbesLine)) continue;
+    if (!message.starts_with(prefix)) continue;
     const std::size_t colon = message.rfind(':');
     std::uint16_t port = 0;
     if (colon != std::string::npos)
@@ -117,7 +117,8 @@ bool OperatorProcess::running() { return pid_ > 0 && !poll(); }
     if (std::optional<int> exited = poll()) {
       return ::testing::AssertionFailure() << "hetbench-operator exited with status " << *exited;
     }
-    if (probePort_ == 0) probePort_ = probePortIn(log());
+    if (probePort_ == 0) probePort_ = portIn(log(), kProbesLine);
+    if (metricsPort_ == 0) metricsPort_ = portIn(log(), kMetricsLine);
     if (probePort_ != 0 && readyz() == 200) return ::testing::AssertionSuccess();
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -125,16 +126,30 @@ bool OperatorProcess::running() { return pid_ > 0 && !poll(); }
                                        << " ms (probe port " << probePort_ << ")";
 }
 
-int OperatorProcess::readyz() const {
-  if (probePort_ == 0) return 0;
+namespace {
+
+std::optional<http::testing::Response> get(std::uint16_t port, const std::string& path) {
+  if (port == 0) return std::nullopt;
   std::unique_ptr<http::testing::TestConnection> connection =
-      http::testing::TestConnection::connect(probePort_);
+      http::testing::TestConnection::connect(port);
   if (!connection ||
-      !connection->sendAll(http::testing::getRequest("/readyz", "Connection: close\r\n"))) {
-    return 0;
+      !connection->sendAll(http::testing::getRequest(path, "Connection: close\r\n"))) {
+    return std::nullopt;
   }
-  std::optional<http::testing::Response> response = connection->readResponse();
+  return connection->readResponse();
+}
+
+}  // namespace
+
+int OperatorProcess::readyz() const {
+  std::optional<http::testing::Response> response = get(probePort_, "/readyz");
   return response ? response->status : 0;
+}
+
+std::optional<std::string> OperatorProcess::scrapeMetrics() const {
+  std::optional<http::testing::Response> response = get(metricsPort_, "/metrics");
+  if (!response || response->status != 200) return std::nullopt;
+  return response->body;
 }
 
 std::optional<int> OperatorProcess::terminate(std::chrono::milliseconds timeout) {

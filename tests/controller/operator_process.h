@@ -27,6 +27,8 @@ class OperatorProcess {
   ::testing::AssertionResult waitReady(std::chrono::milliseconds timeout);
   /// The HTTP status of GET /readyz; 0 when it cannot be asked.
   int readyz() const;
+  /// The body of GET /metrics; nullopt when it cannot be had (or metrics are off).
+  std::optional<std::string> scrapeMetrics() const;
 
   /// Sends SIGTERM and waits for the exit; the exit status (128 + signal number when a signal
   /// ended it), or nullopt when it still runs after `timeout`.
@@ -46,6 +48,7 @@ class OperatorProcess {
   pid_t pid_ = -1;
   std::optional<int> exitStatus_;
   std::uint16_t probePort_ = 0;
+  std::uint16_t metricsPort_ = 0;
 };
 
 }  // namespace hetbench::controller::testing

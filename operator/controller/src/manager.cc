@@ -152,6 +152,7 @@ void Manager::start() {
     cache_->podInformers.push_back(makeInformer(kube::resources::kPods, ns, true));
     cache_->jobInformers.push_back(makeInformer(kube::resources::kJobs, ns, true));
   }
+  for (auto& informer : cache_->runs) informer->addHandlers(options_.runHandlers);
   for (auto* group : {&cache_->runs, &cache_->podInformers, &cache_->jobInformers})
     for (auto& informer : *group) informer->start();
   startIpuJobInformers();
@@ -241,6 +242,23 @@ void Manager::work() {
 }
 
 bool Manager::ready() const { return cache_->synced(); }
+
+std::vector<json> Manager::runs() const {
+  std::vector<json> out;
+  for (const auto& informer : cache_->runs)
+    for (json& run : informer->list()) out.push_back(std::move(run));
+  return out;
+}
+
+std::map<std::string, std::uint64_t> Manager::watchRestarts() const {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto* group : {&cache_->runs, &cache_->podInformers, &cache_->jobInformers})
+    for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
+  std::lock_guard lock(cache_->ipuMu);
+  for (const auto& informer : cache_->ipuJobInformers)
+    out[informer->resource()] += informer->watchRestarts();
+  return out;
+}
 
 void Manager::wait() {
   std::unique_lock lock(mu_);

@@ -97,6 +97,8 @@ void ControllerMetrics::runFinished(const std::string& phase) {
 
 void ControllerMetrics::leader(bool leading) { leader_.Set(leading ? 1 : 0); }
 
+bool ControllerMetrics::leading() const { return leader_.Value() == 1; }
+
 kube::WorkQueueObserver ControllerMetrics::workQueueObserver() {
   kube::WorkQueueObserver o;
   o.depth = [this](std::size_t depth) { depth_.Set(static_cast<double>(depth)); };

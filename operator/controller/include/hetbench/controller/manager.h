@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +31,9 @@ struct ManagerOptions {
   ReconcilerOptions reconciler;
   logs::LogTracker* logs = nullptr;  // log collection; none when null
   std::chrono::nanoseconds resync{std::chrono::minutes(10)};
+  /// Told of every change of a watched BenchmarkRun, on the informer's thread, besides the
+  /// controller (the benchmark metrics follow the runs' status through them).
+  kube::InformerHandlers runHandlers;
   /// How often a missing IPUJob resource is looked for again (the CRD may come later).
   std::chrono::nanoseconds discoveryInterval{std::chrono::seconds(30)};
 };
@@ -57,6 +62,11 @@ class Manager {
   bool healthy() const { return !lostLease_.load(); }
   /// Blocks until stop() or a lost lease.
   void wait();
+
+  /// The BenchmarkRuns in the informers' caches.
+  std::vector<nlohmann::json> runs() const;
+  /// How often each resource's watches were re-established, over the watched namespaces.
+  std::map<std::string, std::uint64_t> watchRestarts() const;
 
  private:
   class Cache;

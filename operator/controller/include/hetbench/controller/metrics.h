@@ -1,15 +1,22 @@
 #pragma once
 
+#include <prometheus/collectable.h>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/kube/workqueue.h"
@@ -29,6 +36,7 @@ class ControllerMetrics {
   void reconciled(std::string_view result, std::chrono::nanoseconds took);
   void runFinished(const std::string& phase);
   void leader(bool leading);
+  bool leading() const;
   kube::WorkQueueObserver workQueueObserver();
   kube::RequestObserver requestObserver();
 
@@ -46,6 +54,27 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Histogram>& requestLatency_;
   prometheus::Gauge& leader_;
   prometheus::Family<prometheus::Counter>& runsFinished_;
+};
+
+/// Series read at scrape time from the state they describe: BenchmarkRuns by phase (while
+/// this replica leads, so that replicas do not count them twice), watch restarts by resource,
+/// log streams and bytes, and the process' own series as Prometheus' client libraries name
+/// them (process_resident_memory_bytes, ...). Thread-safe as far as its sources are.
+class StateMetrics final : public prometheus::Collectable {
+ public:
+  struct Sources {
+    std::function<bool()> leading;
+    std::function<std::vector<nlohmann::json>()> runs;
+    std::function<std::map<std::string, std::uint64_t>()> watchRestarts;  // by resource
+    std::function<std::size_t()> logStreams;
+    std::function<std::uint64_t()> logBytes;
+  };
+  explicit StateMetrics(Sources sources) : sources_(std::move(sources)) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  Sources sources_;
 };
 
 }  // namespace hetbench::controller

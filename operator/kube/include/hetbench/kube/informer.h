@@ -68,6 +68,8 @@ class Informer {
   std::string lastResourceVersion() const;
   /// How many times the watch was re-established (for the watch-restart metric).
   std::uint64_t watchRestarts() const;
+  /// The resource watched ("pods", "benchmarkruns", ...).
+  const std::string& resource() const { return gvr_.resource; }
 
  private:
   void run();
