@@ -164,6 +164,14 @@ std::vector<std::string> samples(const std::vector<prometheus::MetricFamily>& fa
   return out;
 }
 
+/// The samples of a family whose value is not 0.
+std::vector<std::string> nonZero(const std::vector<prometheus::MetricFamily>& families,
+                                 const std::string& name) {
+  std::vector<std::string> out = samples(families, name);
+  std::erase_if(out, [](const std::string& s) { return s.ends_with(" 0.000000"); });
+  return out;
+}
+
 TEST(BenchmarkMetricsTest, LatestJudgedTrialPerConfigurationAndCountersByResult) {
   BenchmarkMetrics metrics;
   metrics.observe(run("uid-1", "a"));
@@ -179,9 +187,12 @@ TEST(BenchmarkMetricsTest, LatestJudgedTrialPerConfigurationAndCountersByResult)
   EXPECT_EQ(samples(families, "hetbench_benchmark_reference_lower"),
             std::vector<std::string>{"batch_size=128 metric=effective_throughput 950.000000"});
   EXPECT_TRUE(samples(families, "hetbench_benchmark_energy_joules").empty());
-  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total"),
+  EXPECT_EQ(nonZero(families, "hetbench_benchmark_trials_total"),
             (std::vector<std::string>{"batch_size=128 result=Regressed 1.000000",
                                       "batch_size=256 result=Failed 1.000000"}));
+  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 10u);  // 2 × 5 results
+  EXPECT_EQ(samples(families, "hetbench_benchmark_consecutive_failures"),
+            (std::vector<std::string>{"batch_size=128 0.000000", "batch_size=256 1.000000"}));
 
   // A later run of the same configuration passes: the gauges follow it, the counters add up,
   // and seeing a run again counts nothing twice.
@@ -197,7 +208,9 @@ TEST(BenchmarkMetricsTest, LatestJudgedTrialPerConfigurationAndCountersByResult)
             std::vector<std::string>{"batch_size=128 1000.000000"});
   EXPECT_EQ(samples(families, "hetbench_benchmark_regressed"),
             std::vector<std::string>{"batch_size=128 0.000000"});
-  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total"),
+  EXPECT_EQ(samples(families, "hetbench_benchmark_consecutive_failures"),
+            (std::vector<std::string>{"batch_size=128 0.000000", "batch_size=256 2.000000"}));
+  EXPECT_EQ(nonZero(families, "hetbench_benchmark_trials_total"),
             (std::vector<std::string>{"batch_size=128 result=Pass 1.000000",
                                       "batch_size=128 result=Regressed 1.000000",
                                       "batch_size=256 result=Failed 2.000000"}));
@@ -207,7 +220,43 @@ TEST(BenchmarkMetricsTest, LatestJudgedTrialPerConfigurationAndCountersByResult)
   families = metrics.Collect();
   EXPECT_EQ(samples(families, "hetbench_benchmark_effective_throughput_samples_per_second"),
             std::vector<std::string>{"batch_size=128 900.000000"});
-  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 3u);
+  EXPECT_EQ(nonZero(families, "hetbench_benchmark_trials_total").size(), 3u);
+}
+
+TEST(BenchmarkMetricsTest, CountersStartAtZeroWhenARunIsAccepted) {
+  json accepted = run();
+  accepted["status"] = {{"phase", "Pending"}};
+  BenchmarkMetrics metrics;
+  metrics.observe(accepted);
+  const std::vector<prometheus::MetricFamily> families = metrics.Collect();
+  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 10u);
+  EXPECT_TRUE(nonZero(families, "hetbench_benchmark_trials_total").empty());
+  EXPECT_TRUE(samples(families, "hetbench_benchmark_verdict").empty());
+  EXPECT_TRUE(samples(families, "hetbench_benchmark_consecutive_failures").empty());
+}
+
+TEST(BenchmarkMetricsTest, FailuresInARowEndWithAJudgedTrial) {
+  // Trial 0 (batch 128) misses a metric after its earlier regression: one failure in a row;
+  // a later passing run of it ends the streak, while the gauges keep the latest judged trial.
+  json missing = run("uid-2", "b");
+  missing["status"]["trials"][1]["completionTime"] = "2026-11-23T10:00:00Z";
+  missing["status"]["results"][0]["verdict"] = "MetricMissing";
+  BenchmarkMetrics metrics;
+  metrics.observe(run("uid-1", "a"));
+  metrics.observe(missing);
+  std::vector<prometheus::MetricFamily> families = metrics.Collect();
+  EXPECT_EQ(samples(families, "hetbench_benchmark_consecutive_failures"),
+            (std::vector<std::string>{"batch_size=128 1.000000", "batch_size=256 2.000000"}));
+  EXPECT_EQ(samples(families, "hetbench_benchmark_verdict"),
+            std::vector<std::string>{"batch_size=128 verdict=MetricMissing 1.000000"});
+
+  json passed = run("uid-3", "c");
+  passed["status"]["trials"][1]["completionTime"] = "2026-11-24T10:00:00Z";
+  passed["status"]["results"][0]["verdict"] = "Pass";
+  metrics.observe(passed);
+  families = metrics.Collect();
+  EXPECT_EQ(samples(families, "hetbench_benchmark_consecutive_failures"),
+            (std::vector<std::string>{"batch_size=128 0.000000", "batch_size=256 3.000000"}));
 }
 
 TEST(BenchmarkMetricsTest, ARestartedOperatorRebuildsTheSameSeries) {

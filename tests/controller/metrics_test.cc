@@ -109,8 +109,8 @@ TEST_F(OperatorTest, BenchmarkSeriesSurviveARestart) {
   // Prometheus' own linter finds nothing wrong with the exposition.
   const std::filesystem::path exposition = dir_.path() / "metrics.txt";
   std::ofstream(exposition) << scraped;
-  const std::string lint = std::string(HETBENCH_PROMTOOL) + " check metrics < " +
-                           exposition.string() + " 2>&1";
+  const std::string lint =
+      std::string(HETBENCH_PROMTOOL) + " check metrics < " + exposition.string() + " 2>&1";
   std::FILE* pipe = ::popen(lint.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string problems;

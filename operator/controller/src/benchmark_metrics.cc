@@ -20,6 +20,8 @@ using common::member;
 using common::stringMember;
 using nlohmann::json;
 
+constexpr const char* kResults[] = {"Pass", "Regressed", "NoReference", "MetricMissing", "Failed"};
+
 Configuration configurationOf(const json& run, const benchmark::RunSpec& spec,
                               const benchmark::Params& params) {
   Configuration c;
@@ -106,15 +108,30 @@ FinishedTrial judged(const json& entry, const std::vector<UnitRecord>& units,
   return t;
 }
 
-}  // namespace
-
-std::vector<FinishedTrial> finishedTrials(const json& run) {
+std::optional<benchmark::RunSpec> acceptedSpec(const json& run) {
   const std::string acceptedText = stringMember(member(member(run, "metadata"), "annotations"),
                                                 benchmark::kAcceptedSpecAnnotation);
-  if (acceptedText.empty()) return {};
-  const json accepted = json::parse(acceptedText, nullptr, false);
-  common::Result<benchmark::RunSpec> spec = benchmark::parseRunSpec(accepted);
-  if (!spec.isOk()) return {};
+  if (acceptedText.empty()) return std::nullopt;
+  common::Result<benchmark::RunSpec> spec =
+      benchmark::parseRunSpec(json::parse(acceptedText, nullptr, false));
+  if (!spec.isOk()) return std::nullopt;
+  return std::move(spec).value();
+}
+
+}  // namespace
+
+std::vector<Configuration> plannedConfigurations(const json& run) {
+  const std::optional<benchmark::RunSpec> spec = acceptedSpec(run);
+  if (!spec) return {};
+  std::set<Configuration> configurations;
+  for (const benchmark::Params& params : benchmark::planTrials(spec->matrix))
+    configurations.insert(configurationOf(run, *spec, params));
+  return {configurations.begin(), configurations.end()};
+}
+
+std::vector<FinishedTrial> finishedTrials(const json& run) {
+  const std::optional<benchmark::RunSpec> spec = acceptedSpec(run);
+  if (!spec) return {};
   const json& status = member(run, "status");
 
   std::map<std::int64_t, std::vector<UnitRecord>> unitsByTrial;
@@ -131,7 +148,7 @@ std::vector<FinishedTrial> finishedTrials(const json& run) {
         resultByTrial[r["trial"].get<std::int64_t>()] = &r;
   }
 
-  const results::References references = referencesOf(spec.value());
+  const results::References references = referencesOf(*spec);
   std::vector<FinishedTrial> out;
   for (const auto& [trial, units] : unitsByTrial) {
     FinishedTrial t;
@@ -149,7 +166,7 @@ std::vector<FinishedTrial> finishedTrials(const json& run) {
       t.result = "Failed";
     }
     t.trial = trial;
-    t.configuration = configurationOf(run, spec.value(), units.front().params);
+    t.configuration = configurationOf(run, *spec, units.front().params);
     t.completion = lastCompletion(units);
     out.push_back(std::move(t));
   }
@@ -160,7 +177,12 @@ void BenchmarkMetrics::observe(const json& run) {
   const std::string uid = stringMember(member(run, "metadata"), "uid");
   if (uid.empty()) return;
   std::vector<FinishedTrial> trials = finishedTrials(run);
+  const std::vector<Configuration> planned = plannedConfigurations(run);
   std::lock_guard lock(mu_);
+  // Every result's counter exists from the moment a configuration is planned, so that its
+  // first increase is one Prometheus sees (a series born at 1 has no increase).
+  for (const Configuration& c : planned)
+    for (const char* result : kResults) results_.try_emplace({c, result}, 0);
   std::set<std::int64_t>& counted = counted_[uid];
   for (const FinishedTrial& t : trials)
     if (counted.insert(t.trial).second) results_[{t.configuration, t.result}] += 1;
@@ -208,6 +230,10 @@ bool later(const FinishedTrial& a, const std::string& aRun, const FinishedTrial&
   return std::tie(a.completion, aRun, a.trial) > std::tie(b.completion, bRun, b.trial);
 }
 
+/// A trial that failed to produce what it should: no repetition succeeded, or a metric the
+/// spec requires is missing.
+bool failed(const FinishedTrial& t) { return t.result == "Failed" || t.result == "MetricMissing"; }
+
 struct Family {
   const char* name;
   const char* help;
@@ -248,13 +274,23 @@ MetricFamily family(const char* name, const char* help, MetricType type) {
 std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
   if (exporting_ && !exporting_()) return {};
   std::lock_guard lock(mu_);
-  std::map<Configuration, std::pair<const FinishedTrial*, const std::string*>> latest;
-  for (const auto& [uid, trials] : trials_) {
-    for (const FinishedTrial& t : trials) {
-      if (t.result == "Failed") continue;
-      auto [it, inserted] = latest.try_emplace(t.configuration, &t, &uid);
-      if (!inserted && later(t, uid, *it->second.first, *it->second.second))
-        it->second = {&t, &uid};
+  using Ranked = std::pair<const FinishedTrial*, const std::string*>;  // the trial, its run's uid
+  std::map<Configuration, std::vector<Ranked>> history;
+  for (const auto& [uid, trials] : trials_)
+    for (const FinishedTrial& t : trials) history[t.configuration].emplace_back(&t, &uid);
+  std::map<Configuration, Ranked> latest;
+  std::map<Configuration, int> failedInARow;
+  for (auto& [config, ranked] : history) {
+    std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+      return later(*b.first, *b.second, *a.first, *a.second);
+    });
+    int failures = 0;
+    for (auto it = ranked.rbegin(); it != ranked.rend() && failed(*it->first); ++it) ++failures;
+    failedInARow[config] = failures;
+    for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) {
+      if (it->first->result == "Failed") continue;
+      latest.emplace(config, *it);
+      break;
     }
   }
 
@@ -303,7 +339,13 @@ std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
           sample(config, std::chrono::duration<double>(t.completion->time_since_epoch()).count()));
     }
   }
-  for (MetricFamily* f : {&reference, &lower, &upper, &ratio, &regressed, &verdict, &completion})
+  MetricFamily inARow = family("hetbench_benchmark_consecutive_failures",
+                               "How many of the configuration's latest trials failed in a row "
+                               "(Failed or MetricMissing); 0 after a judged trial.",
+                               MetricType::Gauge);
+  for (const auto& [config, n] : failedInARow) inARow.metric.push_back(sample(config, n));
+  for (MetricFamily* f :
+       {&reference, &lower, &upper, &ratio, &regressed, &verdict, &completion, &inARow})
     out.push_back(std::move(*f));
 
   MetricFamily trials = family("hetbench_benchmark_trials_total",

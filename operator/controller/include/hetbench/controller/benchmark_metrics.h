@@ -67,8 +67,13 @@ struct FinishedTrial {
 /// is everything of a run the operator refused. Never throws on a malformed object.
 std::vector<FinishedTrial> finishedTrials(const nlohmann::json& run);
 
+/// The configurations of every trial an accepted run plans, each once; none before acceptance.
+std::vector<Configuration> plannedConfigurations(const nlohmann::json& run);
+
 /// The `hetbench_benchmark_*` series (docs/metrics.md) of every BenchmarkRun it is shown:
-/// per configuration, the values of its latest judged trial, and counters of trials by result.
+/// per configuration, the values of its latest judged trial, how many of its latest trials failed
+/// in a row, and counters of trials by result (every result at 0 from the configuration's
+/// planning on).
 /// Fed from the informer of BenchmarkRuns, so a restarted operator rebuilds the same series
 /// from the runs' status. Thread-safe.
 class BenchmarkMetrics final : public prometheus::Collectable {
