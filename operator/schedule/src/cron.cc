@@ -213,36 +213,79 @@ bool dayMatches(const CronSchedule& s, date::local_days day) {
   return dom && dow;
 }
 
+constexpr date::days kHorizon{5 * 366 + 2};
+
 }  // namespace
+
+/// Walks the schedule's wall times day by day, in either direction, as instants of the zone.
+class SlotSearch {
+ public:
+  SlotSearch(const CronSchedule& schedule, const TimeZone& zone)
+      : schedule_(schedule), tz_(static_cast<const date::time_zone*>(zone.zone_)) {}
+
+  std::optional<common::WallTime> next(common::WallTime after) const {
+    // From one day back: a wall time earlier than the start's can still be later as an instant.
+    const date::local_days first = dayOf(after) - date::days(1);
+    for (date::local_days day = first; day <= first + kHorizon; day += date::days(1)) {
+      if (!dayMatches(schedule_, day)) continue;
+      for (int h = 0; h < 24; ++h) {
+        if (!schedule_.hours[static_cast<std::size_t>(h)]) continue;
+        for (int m = 0; m < 60; ++m) {
+          if (!schedule_.minutes[static_cast<std::size_t>(m)]) continue;
+          const Seconds t = instant(day + std::chrono::hours(h) + std::chrono::minutes(m));
+          if (t > after) return std::chrono::time_point_cast<common::WallTime::duration>(t);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<common::WallTime> previous(common::WallTime notAfter) const {
+    const date::local_days last = dayOf(notAfter) + date::days(1);
+    for (date::local_days day = last; day >= last - kHorizon; day -= date::days(1)) {
+      if (!dayMatches(schedule_, day)) continue;
+      for (int h = 23; h >= 0; --h) {
+        if (!schedule_.hours[static_cast<std::size_t>(h)]) continue;
+        for (int m = 59; m >= 0; --m) {
+          if (!schedule_.minutes[static_cast<std::size_t>(m)]) continue;
+          const Seconds t = instant(day + std::chrono::hours(h) + std::chrono::minutes(m));
+          if (t <= notAfter) return std::chrono::time_point_cast<common::WallTime::duration>(t);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  date::local_days dayOf(common::WallTime t) const {
+    const Seconds s = std::chrono::floor<std::chrono::seconds>(t);
+    const LocalSeconds local =
+        tz_ != nullptr ? tz_->to_local(s) : LocalSeconds(s.time_since_epoch());
+    return std::chrono::floor<date::days>(local);
+  }
+
+  /// The instant a wall time names: its first occurrence, or for a time the clocks skip, the
+  /// instant they jump. Never decreasing in the wall time, so the first slot found is the
+  /// nearest.
+  Seconds instant(LocalSeconds local) const {
+    if (tz_ == nullptr) return Seconds(local.time_since_epoch());
+    const date::local_info info = tz_->get_info(local);
+    if (info.result == date::local_info::nonexistent) return info.second.begin;
+    return Seconds(local.time_since_epoch()) - info.first.offset;
+  }
+
+  const CronSchedule& schedule_;
+  const date::time_zone* tz_;
+};
 
 std::optional<common::WallTime> nextTime(const CronSchedule& schedule, const TimeZone& zone,
                                          common::WallTime after) {
-  const auto* tz = static_cast<const date::time_zone*>(zone.zone_);
-  const Seconds start = std::chrono::floor<std::chrono::seconds>(after);
-  const LocalSeconds localStart =
-      tz != nullptr ? tz->to_local(start) : LocalSeconds(start.time_since_epoch());
-  // The instant a wall time names: its first occurrence, or for a time the clocks skip, the
-  // instant they jump.
-  auto instant = [tz](LocalSeconds local) -> Seconds {
-    if (tz == nullptr) return Seconds(local.time_since_epoch());
-    const date::local_info info = tz->get_info(local);
-    if (info.result == date::local_info::nonexistent) return info.second.begin;
-    return Seconds(local.time_since_epoch()) - info.first.offset;
-  };
-  // One day back: a wall time earlier than the start's can still be later as an instant.
-  const date::local_days first = std::chrono::floor<date::days>(localStart) - date::days(1);
-  for (date::local_days day = first; day <= first + date::days(5 * 366 + 2); day += date::days(1)) {
-    if (!dayMatches(schedule, day)) continue;
-    for (int h = 0; h < 24; ++h) {
-      if (!schedule.hours[static_cast<std::size_t>(h)]) continue;
-      for (int m = 0; m < 60; ++m) {
-        if (!schedule.minutes[static_cast<std::size_t>(m)]) continue;
-        const Seconds t = instant(day + std::chrono::hours(h) + std::chrono::minutes(m));
-        if (t > after) return std::chrono::time_point_cast<common::WallTime::duration>(t);
-      }
-    }
-  }
-  return std::nullopt;
+  return SlotSearch(schedule, zone).next(after);
+}
+
+std::optional<common::WallTime> previousTime(const CronSchedule& schedule, const TimeZone& zone,
+                                             common::WallTime notAfter) {
+  return SlotSearch(schedule, zone).previous(notAfter);
 }
 
 }  // namespace hetbench::schedule

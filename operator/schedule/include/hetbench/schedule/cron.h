@@ -46,8 +46,7 @@ class TimeZone {
   const std::string& name() const { return name_; }
 
  private:
-  friend std::optional<common::WallTime> nextTime(const CronSchedule&, const TimeZone&,
-                                                  common::WallTime);
+  friend class SlotSearch;
   std::string name_;
   const void* zone_ = nullptr;  // the database's zone; nullptr for UTC
 };
@@ -59,5 +58,10 @@ class TimeZone {
 /// once, at its first occurrence.
 std::optional<common::WallTime> nextTime(const CronSchedule& schedule, const TimeZone& zone,
                                          common::WallTime after);
+
+/// The last scheduled instant at or before `notAfter` (by the same rules), nullopt when there
+/// is none within five years.
+std::optional<common::WallTime> previousTime(const CronSchedule& schedule, const TimeZone& zone,
+                                             common::WallTime notAfter);
 
 }  // namespace hetbench::schedule
