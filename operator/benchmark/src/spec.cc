@@ -16,6 +16,7 @@
 #include "hetbench/common/duration.h"
 #include "hetbench/common/field_errors.h"
 #include "hetbench/common/json_fields.h"
+#include "hetbench/common/spec_reader.h"
 
 namespace hetbench::benchmark {
 namespace {
@@ -32,8 +33,6 @@ constexpr std::size_t kMaxNesting = 100;
 
 constexpr Benchmark kBenchmarks[] = {Benchmark::kResnet50, Benchmark::kCosmoflow,
                                      Benchmark::kDeepcam, Benchmark::kCustom};
-
-std::string toString(CleanupAction a) { return a == CleanupAction::kDelete ? "Delete" : "Retain"; }
 
 const json* member(const json& object, const char* key) {
   return common::presentMember(object, key);
@@ -63,118 +62,7 @@ bool isLabelValue(std::string_view value) {
   return true;
 }
 
-// A float with no fraction within int64 (a Go decoder may turn 4 into 4.0).
-// Whether `value` nests at most `limit` arrays or objects deep; iterative, so that the check
-// itself cannot exhaust the stack.
-bool nestsWithin(const json& value, std::size_t limit) {
-  std::vector<std::pair<const json*, std::size_t>> pending{{&value, 0}};
-  while (!pending.empty()) {
-    const auto [node, depth] = pending.back();
-    pending.pop_back();
-    if (!node->is_structured()) continue;
-    if (depth == limit) return false;
-    for (const json& child : *node) pending.emplace_back(&child, depth + 1);
-  }
-  return true;
-}
-
-/// Reads the fields of a spec, collecting one cause per problem in the order they are read.
-class Reader {
- public:
-  std::vector<StatusCause>& causes() { return causes_; }
-  void add(StatusCause cause) { causes_.push_back(std::move(cause)); }
-
-  const std::string* string(const std::string& field, const json& v) {
-    if (v.is_string()) return &v.get_ref<const std::string&>();
-    add(common::typeInvalidCause(field, v, "string"));
-    return nullptr;
-  }
-
-  std::optional<bool> boolean(const std::string& field, const json& v) {
-    if (v.is_boolean()) return v.get<bool>();
-    add(common::typeInvalidCause(field, v, "boolean"));
-    return std::nullopt;
-  }
-
-  const json* object(const std::string& field, const json& v) {
-    if (v.is_object()) return &v;
-    add(common::typeInvalidCause(field, v, "object"));
-    return nullptr;
-  }
-
-  const json* array(const std::string& field, const json& v) {
-    if (v.is_array()) return &v;
-    add(common::typeInvalidCause(field, v, "array"));
-    return nullptr;
-  }
-
-  /// A JSON integer, or a number with no fraction as a Go decoder may hand it over; values
-  /// beyond int64 saturate so that the range check rejects them, showing their own text.
-  std::optional<std::int64_t> integer(const std::string& field, const json& v) {
-    if (std::optional<std::int64_t> n = common::integralValue(v)) return n;
-    add(common::typeInvalidCause(field, v, "integer"));
-    return std::nullopt;
-  }
-
-  std::optional<std::int64_t> integerIn(
-      const std::string& field, const json& v, std::int64_t min,
-      std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
-    const std::optional<std::int64_t> n = integer(field, v);
-    if (!n) return std::nullopt;
-    if (*n < min) {
-      add(common::invalidCause(field, v.dump(),
-                               "must be greater than or equal to " + std::to_string(min)));
-      return std::nullopt;
-    }
-    if (*n > max) {
-      add(common::invalidCause(field, v.dump(),
-                               "must be less than or equal to " + std::to_string(max)));
-      return std::nullopt;
-    }
-    return n;
-  }
-
-  /// A Go duration greater than zero.
-  std::optional<std::chrono::nanoseconds> duration(const std::string& field, const json& v) {
-    const std::string* text = string(field, v);
-    if (text == nullptr) return std::nullopt;
-    const common::Result<std::chrono::nanoseconds> d = common::parseDuration(*text);
-    if (!d.isOk()) {
-      add(common::invalidCause(field, common::quote(*text), d.status().message()));
-      return std::nullopt;
-    }
-    if (d->count() <= 0) {
-      add(common::invalidCause(field, common::quote(*text), "must be greater than zero"));
-      return std::nullopt;
-    }
-    return *d;
-  }
-
-  /// One of `values`, matched by their toString() spelling.
-  template <typename Values>
-  auto oneOf(const std::string& field, const json& v, const Values& values)
-      -> std::optional<std::decay_t<decltype(*std::begin(values))>> {
-    std::vector<std::string> spellings;
-    for (const auto& e : values) {
-      spellings.push_back(toString(e));
-      if (v.is_string() && spellings.back() == v.get_ref<const std::string&>()) return e;
-    }
-    add(v.is_string() ? common::notSupportedCause(field, v, spellings)
-                      : common::typeInvalidCause(field, v, "string"));
-    return std::nullopt;
-  }
-
-  /// An object or array that nests at most kMaxNesting deep.
-  bool shallow(const std::string& field, const json& v) {
-    if (nestsWithin(v, kMaxNesting)) return true;
-    add(common::forbiddenCause(
-        field, "must not nest more than " + std::to_string(kMaxNesting) + " levels deep"));
-    return false;
-  }
-
- private:
-  std::vector<StatusCause> causes_;
-};
+using Reader = common::SpecReader;
 
 void readSystem(Reader& r, const json& spec, RunSpec& out) {
   const json* v = member(spec, "system");
@@ -207,13 +95,13 @@ void readWorkload(Reader& r, const json& spec, RunSpec& out) {
         common::requiredCause("spec.workload", "exactly one of workload and template is required"));
   }
   if (workload != nullptr && r.object("spec.workload", *workload) != nullptr &&
-      r.shallow("spec.workload", *workload)) {
+      r.shallow("spec.workload", *workload, kMaxNesting)) {
     out.workload = *workload;
   }
   if (templ != nullptr && workload != nullptr) {
     r.add(common::forbiddenCause("spec.template", "may not be set together with workload"));
   } else if (templ != nullptr && r.object("spec.template", *templ) != nullptr &&
-             r.shallow("spec.template", *templ)) {
+             r.shallow("spec.template", *templ, kMaxNesting)) {
     out.templ = *templ;
   }
 }
@@ -320,12 +208,12 @@ void readResultsFields(Reader& r, const json& spec, RunSpec& out) {
         const std::string field = "spec.metrics[" + std::to_string(i) + "]";
         valid = r.object(field, (*metrics)[i]) != nullptr && valid;
       }
-      if (valid && r.shallow("spec.metrics", *metrics)) out.metrics = *metrics;
+      if (valid && r.shallow("spec.metrics", *metrics, kMaxNesting)) out.metrics = *metrics;
     }
   }
   if (const json* v = member(spec, "references")) {
     const json* references = r.object("spec.references", *v);
-    if (references != nullptr && r.shallow("spec.references", *references)) {
+    if (references != nullptr && r.shallow("spec.references", *references, kMaxNesting)) {
       out.references = *references;
     }
   }
@@ -351,6 +239,8 @@ void checkUnits(Reader& r, const RunSpec& out) {
 }
 
 }  // namespace
+
+std::string toString(CleanupAction a) { return a == CleanupAction::kDelete ? "Delete" : "Retain"; }
 
 std::string toString(Benchmark b) {
   switch (b) {

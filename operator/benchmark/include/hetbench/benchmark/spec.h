@@ -26,6 +26,9 @@ std::string toString(WorkloadKind k);
 /// What hetbench does with a trial's workload once the trial ends.
 enum class CleanupAction { kDelete, kRetain };
 
+/// "Delete", "Retain".
+std::string toString(CleanupAction a);
+
 struct Cleanup {
   CleanupAction onSuccess = CleanupAction::kDelete;
   CleanupAction onFailure = CleanupAction::kRetain;
