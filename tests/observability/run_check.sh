@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The checks of manifests/observability/, one per CTest test (tests/observability/CMakeLists.txt).
+# Usage: run_check.sh CHECK WORKDIR, where WORKDIR is a scratch directory (emptied first; left
+# for inspection) and CHECK is one of:
+#   rules       the PrometheusRule's spec is a valid rules file (promtool check rules, lint fatal)
+#   unit        the rules pass rules_test.yaml and rules_history_test.yaml (promtool test rules)
+#   exprs       every expression of the rules and dashboards parses (promtool) and uses only the
+#               metrics and labels of metric_names.txt (check.py)
+#   dashboards  the dashboards' structure (check.py)
+#   kustomize   kubectl kustomize manifests/observability renders what is expected; exits 77
+#               (skipped) where kubectl is not installed
+set -euo pipefail
+check=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+need() {
+  command -v "$1" >/dev/null || { echo "$1 not installed: run scripts/setup"; exit 1; }
+}
+need python3
+python3 -c 'import yaml' 2>/dev/null || { echo "python3 lacks yaml: run scripts/setup"; exit 1; }
+rm -rf "$work"
+mkdir -p "$work"
+
+case $check in
+  rules)
+    need promtool
+    python3 "$here/check.py" rules-file "$work/hetbench-rules.yaml"
+    promtool check rules --lint-fatal "$work/hetbench-rules.yaml"
+    ;;
+  unit)
+    need promtool
+    python3 "$here/check.py" rules-file "$work/hetbench-rules.yaml"
+    cp "$here/rules_test.yaml" "$here/rules_history_test.yaml" "$work/"
+    promtool test rules "$work/rules_test.yaml" "$work/rules_history_test.yaml"
+    ;;
+  exprs)
+    need promtool
+    status=0
+    python3 "$here/check.py" exprs "$work/exprs.yaml" || status=1
+    if [ -f "$work/exprs.yaml" ]; then
+      promtool check rules --lint=none "$work/exprs.yaml" || status=1
+    fi
+    exit $status
+    ;;
+  dashboards)
+    python3 "$here/check.py" dashboards
+    ;;
+  kustomize)
+    command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
+    kubectl kustomize "$root/manifests/observability" >"$work/rendered.yaml"
+    python3 "$here/check.py" kustomize "$work/rendered.yaml"
+    ;;
+  *)
+    echo "unknown check: $check" >&2
+    exit 2
+    ;;
+esac
