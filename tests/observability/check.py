@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Checks of manifests/observability/ that promtool cannot make by itself.
 
 Usage:

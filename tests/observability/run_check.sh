@@ -18,39 +18,41 @@ root=$(cd "$here/../.." && pwd)
 need() {
   command -v "$1" >/dev/null || { echo "$1 not installed: run scripts/setup"; exit 1; }
 }
-need python3
-python3 -c 'import yaml' 2>/dev/null || { echo "python3 lacks yaml: run scripts/setup"; exit 1; }
+# Debian's python3 with python3-yaml (scripts/setup), whatever python3 comes first on PATH.
+python=/usr/bin/python3
+[ -x "$python" ] || { echo "$python not installed: run scripts/setup"; exit 1; }
+"$python" -c 'import yaml' 2>/dev/null || { echo "$python lacks yaml: run scripts/setup"; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
 
 case $check in
   rules)
     need promtool
-    python3 "$here/check.py" rules-file "$work/hetbench-rules.yaml"
+    "$python" "$here/check.py" rules-file "$work/hetbench-rules.yaml"
     promtool check rules --lint-fatal "$work/hetbench-rules.yaml"
     ;;
   unit)
     need promtool
-    python3 "$here/check.py" rules-file "$work/hetbench-rules.yaml"
+    "$python" "$here/check.py" rules-file "$work/hetbench-rules.yaml"
     cp "$here/rules_test.yaml" "$here/rules_history_test.yaml" "$work/"
     promtool test rules "$work/rules_test.yaml" "$work/rules_history_test.yaml"
     ;;
   exprs)
     need promtool
     status=0
-    python3 "$here/check.py" exprs "$work/exprs.yaml" || status=1
+    "$python" "$here/check.py" exprs "$work/exprs.yaml" || status=1
     if [ -f "$work/exprs.yaml" ]; then
       promtool check rules --lint=none "$work/exprs.yaml" || status=1
     fi
     exit $status
     ;;
   dashboards)
-    python3 "$here/check.py" dashboards
+    "$python" "$here/check.py" dashboards
     ;;
   kustomize)
     command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
     kubectl kustomize "$root/manifests/observability" >"$work/rendered.yaml"
-    python3 "$here/check.py" kustomize "$work/rendered.yaml"
+    "$python" "$here/check.py" kustomize "$work/rendered.yaml"
     ;;
   *)
     echo "unknown check: $check" >&2
