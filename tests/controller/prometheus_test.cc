@@ -1,0 +1,222 @@
+// Debian's prometheus server, started here on loopback, scrapes the hetbench-operator after runs
+// against kubesim, with the rules of manifests/observability loaded; every PromQL expression of
+// those rules and of the Grafana dashboards then evaluates through Prometheus' HTTP API.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "http/test_client.h"
+#include "operator_fixture.h"
+
+namespace hetbench::controller::testing {
+namespace {
+
+using nlohmann::json;
+
+/// A port the kernel had free a moment ago (Prometheus cannot report one it chose itself).
+std::uint16_t freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  std::uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+    port = ntohs(address.sin_port);
+  ::close(fd);
+  return port;
+}
+
+std::optional<http::testing::Response> get(std::uint16_t port, const std::string& target) {
+  std::unique_ptr<http::testing::TestConnection> connection =
+      http::testing::TestConnection::connect(port);
+  if (!connection ||
+      !connection->sendAll(http::testing::getRequest(target, "Connection: close\r\n")))
+    return std::nullopt;
+  return connection->readResponse();
+}
+
+std::string urlEncode(const std::string& text) {
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+/// An instant query's answer: "error: ..." when Prometheus refused it, else its result.
+struct Answer {
+  std::string error;
+  json result;
+  /// A vector or matrix with at least one series, or a scalar or string.
+  bool hasData() const { return error.empty() && (!result.is_array() || !result.empty()); }
+};
+
+Answer query(std::uint16_t port, const std::string& expression) {
+  const std::optional<http::testing::Response> response =
+      get(port, "/api/v1/query?query=" + urlEncode(expression));
+  if (!response) return {"no answer", nullptr};
+  const json body = json::parse(response->body, nullptr, false);
+  if (!body.is_object() || body.value("status", "") != "success")
+    return {"HTTP " + std::to_string(response->status) + ": " + response->body, nullptr};
+  return {"", body["data"]["result"]};
+}
+
+/// One line of scripts/promql-exprs: FILE, LOCATION and EXPRESSION, tab-separated.
+struct Expression {
+  std::string file;
+  std::string location;
+  std::string text;
+};
+
+std::vector<Expression> expressions() {
+  const std::string command =
+      std::string(HETBENCH_SOURCE_DIR) + "/scripts/promql-exprs --root " + HETBENCH_SOURCE_DIR;
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return {};
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  EXPECT_EQ(::pclose(pipe), 0) << command;
+  std::vector<Expression> out;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t a = line.find('\t');
+    const std::size_t b = line.find('\t', a + 1);
+    if (a == std::string::npos || b == std::string::npos) {
+      ADD_FAILURE() << "not FILE<TAB>LOCATION<TAB>EXPRESSION: " << line;
+      continue;
+    }
+    out.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+  }
+  return out;
+}
+
+/// A run of one 10 s epoch per unit at global batch `batch` that fails when `fail`.
+json run(int batch, bool fail) {
+  json spec = scriptSpec(
+      fail ? "exit 1"
+           : "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":\"resnet50\","
+             "\"model\":\"resnet50\",\"world_size\":1,\"rank\":0,\"global_batch_size\":32,"
+             "\"precision\":\"fp32\",\"device\":\"cpu\",\"accelerator\":{\"name\":\"cpu\","
+             "\"count\":1}}'; echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":0,"
+             "\"rank\":0,\"samples\":800,\"wall_seconds\":10,\"io_seconds\":2,"
+             "\"compute_seconds\":8,\"energy_joules\":2000}'");
+  spec["benchmark"] = "resnet50";
+  spec["workload"]["training"] = {{"batchSize", batch}, {"precision", "fp32"}};
+  spec["references"] = {
+      {"effective_throughput", {{"value", 100}, {"lower", 0.05}, {"upper", 0.5}}}};
+  return spec;
+}
+
+// Verifies, with a real Prometheus scraping a real operator: the operator exposes every series
+// of tests/observability/metric_names.txt, the rules load, every expression
+// of the rules and dashboards evaluates, every recording rule, panel, annotation and variable
+// returns data, and the regression and repeated-failure alerts see the runs that warrant them.
+// Expressions over a window need a change within it: one run finishes while Prometheus scrapes.
+TEST_F(OperatorTest, PrometheusEvaluatesEveryRuleAndDashboardExpression) {
+  OperatorProcess& op = startOperator();
+  createRun("regressed", run(32, false));  // 80 samples/s against 100: regressed
+  createRun("broken-1", run(16, true));
+  createRun("broken-2", run(16, true));
+  waitForPhase("regressed", "Succeeded");
+  waitForPhase("broken-1", "Failed");
+  waitForPhase("broken-2", "Failed");
+
+  // The operator exposes every series of the contract the rules and dashboards are written
+  // against, with its type.
+  const std::string scraped = op.scrapeMetrics().value_or("");
+  std::ifstream contract(std::string(HETBENCH_SOURCE_DIR) +
+                         "/tests/observability/metric_names.txt");
+  ASSERT_TRUE(contract);
+  for (std::string line; std::getline(contract, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name;
+    std::string type;
+    fields >> name >> type;
+    EXPECT_NE(scraped.find("# TYPE " + name + " " + type + "\n"), std::string::npos)
+        << name << " " << type << " is not exposed";
+    const std::string sample = type == "histogram" ? name + "_bucket" : name;
+    const bool hasSample = scraped.find("\n" + sample + "{") != std::string::npos ||
+                           scraped.find("\n" + sample + " ") != std::string::npos;
+    EXPECT_TRUE(hasSample) << name << " has no sample";
+  }
+
+  const YAML::Node rule = YAML::LoadFile(std::string(HETBENCH_SOURCE_DIR) +
+                                         "/manifests/observability/prometheusrule.yaml");
+  const std::filesystem::path rules = dir_.path() / "rules.yaml";
+  std::ofstream(rules) << YAML::Dump(rule["spec"]);
+  const std::filesystem::path config = dir_.path() / "prometheus.yml";
+  std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+                        << "rule_files: [" << rules.string() << "]\n"
+                        << "scrape_configs:\n"
+                        << "- job_name: hetbench-operator-metrics\n"
+                        << "  honor_labels: true\n"
+                        << "  static_configs: [{targets: ['127.0.0.1:" << op.metricsPort()
+                        << "']}]\n";
+  const std::uint16_t port = freePort();
+  ChildProcess prometheus(
+      HETBENCH_PROMETHEUS,
+      {"--config.file=" + config.string(), "--storage.tsdb.path=" + (dir_.path() / "tsdb").string(),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+      dir_.path() / "prometheus.log");
+  ASSERT_TRUE(eventually([&] {
+    std::optional<http::testing::Response> ready = get(port, "/-/ready");
+    return ready && ready->status == 200;
+  })) << prometheus.log();
+  ASSERT_TRUE(eventually([&] {
+    return query(port, "hetbench_benchmark_consecutive_failures{batch_size=\"16\"} >= 2").hasData();
+  })) << "the operator's benchmark series never reached Prometheus\n"
+      << prometheus.log();
+
+  // A trial that finishes while Prometheus watches: the annotations of finished trials need one.
+  createRun("regressed-again", run(32, false));
+  waitForPhase("regressed-again", "Succeeded");
+
+  const std::vector<Expression> all = expressions();
+  ASSERT_FALSE(all.empty());
+  std::vector<std::string> empty;
+  eventually(
+      [&] {
+        empty.clear();
+        for (const Expression& e : all) {
+          const Answer answer = query(port, e.text);
+          EXPECT_EQ(answer.error, "") << e.file << " " << e.location << ": " << e.text;
+          if (!answer.error.empty()) return true;  // no point waiting
+          const bool alert = e.location.find(" alert ") != std::string::npos;
+          if (!alert && !answer.hasData())
+            empty.push_back(e.file + " " + e.location + ": " + e.text);
+        }
+        return empty.empty();
+      },
+      std::chrono::seconds(60));
+  EXPECT_TRUE(empty.empty()) << "no data from:\n" << ::testing::PrintToString(empty);
+
+  for (const char* alert : {"HetbenchBenchmarkRegressed", "HetbenchBenchmarkTrialsFailing"}) {
+    bool found = false;
+    for (const Expression& e : all) {
+      if (e.location.find(std::string(" alert ") + alert) == std::string::npos) continue;
+      found = true;
+      EXPECT_TRUE(query(port, e.text).hasData()) << alert << " does not see its runs: " << e.text;
+    }
+    EXPECT_TRUE(found) << "no alert " << alert;
+  }
+}
+
+}  // namespace
+}  // namespace hetbench::controller::testing
