@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetbench/common/percent_encoding.h"
 #include "http/test_client.h"
 #include "operator_fixture.h"
 
@@ -43,21 +44,6 @@ std::optional<http::testing::Response> get(std::uint16_t port, const std::string
   return connection->readResponse();
 }
 
-std::string urlEncode(const std::string& text) {
-  static const char* const kHex = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 /// An instant query's answer: "error: ..." when Prometheus refused it, else its result.
 struct Answer {
   std::string error;
@@ -68,7 +54,7 @@ struct Answer {
 
 Answer query(std::uint16_t port, const std::string& expression) {
   const std::optional<http::testing::Response> response =
-      get(port, "/api/v1/query?query=" + urlEncode(expression));
+      get(port, "/api/v1/query?query=" + common::percentEncode(expression));
   if (!response) return {"no answer", nullptr};
   const json body = json::parse(response->body, nullptr, false);
   if (!body.is_object() || body.value("status", "") != "success")

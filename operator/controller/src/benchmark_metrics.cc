@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "exposition.h"
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/render.h"
 #include "hetbench/benchmark/spec.h"
@@ -198,6 +199,7 @@ void BenchmarkMetrics::forget(const json& run) {
 
 namespace {
 
+using detail::family;
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
@@ -215,12 +217,9 @@ std::vector<ClientMetric::Label> labelsOf(const Configuration& c) {
 
 ClientMetric sample(const Configuration& c, double value,
                     std::initializer_list<ClientMetric::Label> extra = {}) {
-  ClientMetric m;
-  m.label = labelsOf(c);
-  m.label.insert(m.label.end(), extra.begin(), extra.end());
-  m.gauge.value = value;
-  m.counter.value = value;
-  return m;
+  std::vector<ClientMetric::Label> labels = labelsOf(c);
+  labels.insert(labels.end(), extra.begin(), extra.end());
+  return detail::sample(value, std::move(labels));
 }
 
 /// Which of two trials of one configuration is the later: by completion, then by run and trial
@@ -260,14 +259,6 @@ constexpr Family kValueFamilies[] = {
      "Samples per watt-hour of accelerator energy, of the latest judged trial, where measured.",
      "samples_per_wh"},
 };
-
-MetricFamily family(const char* name, const char* help, MetricType type) {
-  MetricFamily f;
-  f.name = name;
-  f.help = help;
-  f.type = type;
-  return f;
-}
 
 }  // namespace
 

@@ -7,35 +7,21 @@
 #include <optional>
 #include <sstream>
 
+#include "exposition.h"
 #include "hetbench/common/json_fields.h"
 #include "hetbench/controller/metrics.h"
 
 namespace hetbench::controller {
 namespace {
 
+using detail::family;
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-MetricFamily family(const char* name, const char* help, MetricType type) {
-  MetricFamily f;
-  f.name = name;
-  f.help = help;
-  f.type = type;
-  return f;
-}
-
-ClientMetric value(double v, std::vector<ClientMetric::Label> labels = {}) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  m.gauge.value = v;
-  m.counter.value = v;
-  return m;
-}
-
 MetricFamily single(const char* name, const char* help, MetricType type, double v) {
   MetricFamily f = family(name, help, type);
-  f.metric.push_back(value(v));
+  f.metric.push_back(detail::sample(v));
   return f;
 }
 
@@ -111,7 +97,7 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
     MetricFamily runs =
         family("hetbench_runs", "BenchmarkRuns by namespace and phase.", MetricType::Gauge);
     for (const auto& [key, n] : byPhase)
-      runs.metric.push_back(value(n, {{"namespace", key.first}, {"phase", key.second}}));
+      runs.metric.push_back(detail::sample(n, {{"namespace", key.first}, {"phase", key.second}}));
     out.push_back(std::move(runs));
   }
   if (sources_.watchRestarts) {
@@ -119,7 +105,7 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
         family("hetbench_watch_restarts_total",
                "Watches of the Kubernetes API re-established, by resource.", MetricType::Counter);
     for (const auto& [resource, n] : sources_.watchRestarts())
-      restarts.metric.push_back(value(static_cast<double>(n), {{"resource", resource}}));
+      restarts.metric.push_back(detail::sample(static_cast<double>(n), {{"resource", resource}}));
     out.push_back(std::move(restarts));
   }
   if (sources_.logStreams) {

@@ -1,0 +1,33 @@
+#pragma once
+
+// Building prometheus-cpp's metric families by hand, for the Collectables that compute their
+// series at scrape time (benchmark_metrics.cc, state_metrics.cc). Internal to the controller.
+
+#include <prometheus/client_metric.h>
+#include <prometheus/metric_family.h>
+
+#include <utility>
+#include <vector>
+
+namespace hetbench::controller::detail {
+
+inline prometheus::MetricFamily family(const char* name, const char* help,
+                                       prometheus::MetricType type) {
+  prometheus::MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = type;
+  return f;
+}
+
+/// One sample; its value is set as gauge and as counter, whichever the family's type reads.
+inline prometheus::ClientMetric sample(double value,
+                                       std::vector<prometheus::ClientMetric::Label> labels = {}) {
+  prometheus::ClientMetric m;
+  m.label = std::move(labels);
+  m.gauge.value = value;
+  m.counter.value = value;
+  return m;
+}
+
+}  // namespace hetbench::controller::detail
