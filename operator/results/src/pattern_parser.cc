@@ -68,7 +68,7 @@ class PatternParser final : public LogParser {
   explicit PatternParser(std::vector<Metric> metrics) : metrics_(std::move(metrics)) {}
 
   void consume(std::string_view source, std::string_view line) override {
-    const std::int64_t number = lines_.next(source);
+    const std::int64_t number = lines_.next(source).line;
     const std::string_view text = internal::logText(line);
     std::vector<re2::StringPiece> groups;
     for (Metric& metric : metrics_) {
