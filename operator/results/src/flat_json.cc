@@ -1,5 +1,6 @@
 #include "flat_json.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <system_error>
@@ -8,6 +9,14 @@ namespace hetbench::results::internal {
 namespace {
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The bytes a string may hold as they are: not '"', '\\', a control character or a byte of a
+// multi-byte UTF-8 sequence, each of which needs a closer look.
+constexpr std::array<bool, 256> kPlainStringBytes = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}();
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 int hexDigit(char c) {
@@ -196,6 +205,8 @@ class Scanner {
     const std::size_t offset = unescaped_.size();
     bool escaped = false;
     while (p_ != end_) {
+      while (p_ != end_ && kPlainStringBytes[static_cast<unsigned char>(*p_)]) ++p_;
+      if (p_ == end_) break;
       const auto c = static_cast<unsigned char>(*p_);
       if (c == '"') {
         if (escaped) {
@@ -214,8 +225,6 @@ class Scanner {
         copied = p_;
       } else if (c < 0x20) {
         return invalid();
-      } else if (c < 0x80) {
-        ++p_;
       } else if (!utf8()) {
         return false;
       }
