@@ -140,6 +140,9 @@ TEST(FlatJson, AgreesWithNlohmann) {
       {"nothing", "", JsonScan::kUnsupported},
       {"only whitespace", " \t", JsonScan::kUnsupported},
       {"a byte order mark", "\xef\xbb\xbf{\"v\":1}", JsonScan::kUnsupported},
+      // nlohmann::json stops at a NUL byte after the value (found by fuzz_json).
+      {"a NUL after the object", std::string("{} \0 x\xff", 7), JsonScan::kUnsupported},
+      {"a NUL inside the object", std::string("{\"a\":1\0}", 8), JsonScan::kInvalid},
       {"an array member", R"({"a":[1,2]})", JsonScan::kUnsupported},
       {"an object two levels deep", R"({"a":{"b":{"c":1}}})", JsonScan::kUnsupported},
       {"an array inside an object", R"({"a":{"b":[]}})", JsonScan::kUnsupported},

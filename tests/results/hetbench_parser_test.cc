@@ -76,6 +76,8 @@ TEST(HetbenchParser, LineForms) {
       epoch(0, 0) + "\n",
       epoch(0, 0, R"(,"gpu_temperature":71,"extra":{"nested":[1,2]})"),
       epoch(0, 0) + "   ",
+      // nlohmann::json, and so the reader, ends the object's text at a NUL byte.
+      epoch(0, 0) + std::string("\0 trailing", 10),
   };
   for (const std::string& form : forms) {
     const ParsedLog log = parse({{"w0", runStart(0, 1)}, {"w0", form}});
@@ -114,6 +116,8 @@ TEST(HetbenchParser, BadLines) {
       {"not an object", m + "[1,2]", "not a JSON object"},
       {"a JSON string", m + "\"epoch\"", "not a JSON object"},
       {"trailing garbage", m + R"({"v":1} x)", "invalid JSON at byte"},
+      {"deep brackets after a NUL", m + R"({"v":1})" + std::string(1, '\0') + std::string(40, '['),
+       "the JSON object nests deeper than 32 levels"},
       {"NaN is not JSON", m + R"({"v":1,"event":"epoch","wall_seconds":NaN})", "invalid JSON"},
       {"unknown version", m + R"({"v":2,"event":"epoch"})",
        "unsupported version 2: this hetbench reads version 1"},

@@ -61,7 +61,10 @@ class Scanner {
     if (p_ == end_ || *p_ != '{') return JsonScan::kUnsupported;
     if (!object(top_, false)) return failure_;
     skipSpace();
-    return p_ == end_ ? JsonScan::kObject : JsonScan::kInvalid;
+    if (p_ == end_) return JsonScan::kObject;
+    // nlohmann::json ends its input at a NUL byte: what follows is not read, and the readers'
+    // depth check has its say on it first.
+    return *p_ == '\0' ? JsonScan::kUnsupported : JsonScan::kInvalid;
   }
 
  private:

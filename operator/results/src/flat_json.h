@@ -80,7 +80,8 @@ class FlatJson {
   /// Reads `text` as one JSON object, with whitespace around it. The scanner takes objects whose
   /// values are strings, numbers, booleans, null and objects of those; it leaves to
   /// nlohmann::json any other text (a top-level value that is not an object, arrays, objects
-  /// nested deeper, a number beyond a double, a byte order mark), returning kUnsupported. It
+  /// nested deeper, a number beyond a double, a byte order mark, a NUL byte after the object),
+  /// returning kUnsupported. It
   /// allocates nothing once its buffers have grown to the longest line.
   JsonScan scan(std::string_view text);
 
