@@ -2,6 +2,7 @@
 // "metadata": {...}}`. The loggers write global figures once (rank 0), so every epoch is
 // rank 0 of a world of one. docs/metrics.md lists the keys read here and how.
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -58,6 +59,13 @@ class MlperfParser final : public LogParser {
                    "epoch " + std::to_string(closed.epoch) +
                        " has no sample count: log train_samples, or tracked_stats with "
                        "value.throughput");
+        continue;
+      }
+      if (!std::isfinite(*samples)) {
+        errors.add(closed.source, closed.line,
+                   "epoch " + std::to_string(closed.epoch) +
+                       ": its tracked throughput times its wall time is beyond the range of a "
+                       "double");
         continue;
       }
       EpochSample sample;
