@@ -234,7 +234,7 @@ TEST(HetbenchParser, EpochsInAnyOrder) {
     for (std::int64_t e : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3},
                            std::int64_t{5}, std::int64_t{6}, std::int64_t{9}, kLast - 1, kLast}) {
       events.emplace_back(rank, e);
-      if ((rank + e) % 3 == 0) events.emplace_back(rank, e);
+      if ((e % 3 + rank) % 3 == 0) events.emplace_back(rank, e);
     }
   }
   std::shuffle(events.begin(), events.end(), std::mt19937(20261122));
