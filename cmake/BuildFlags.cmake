@@ -11,7 +11,17 @@ if(HETBENCH_WERROR)
   target_compile_options(hetbench_build_flags INTERFACE -Werror)
 endif()
 
-if(HETBENCH_SANITIZE STREQUAL "address")
+if(HETBENCH_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "HETBENCH_FUZZ needs clang (-DCMAKE_CXX_COMPILER=clang++), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  if(NOT HETBENCH_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "HETBENCH_FUZZ brings its own sanitizers: leave HETBENCH_SANITIZE empty")
+  endif()
+  # Coverage for libFuzzer in every target; the fuzzers themselves link -fsanitize=fuzzer.
+  set(_hetbench_san -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                    -fno-omit-frame-pointer)
+elseif(HETBENCH_SANITIZE STREQUAL "address")
   set(_hetbench_san -fsanitize=address,undefined -fno-sanitize-recover=undefined
                     -fno-omit-frame-pointer)
 elseif(HETBENCH_SANITIZE STREQUAL "thread")

@@ -254,6 +254,16 @@ TEST(AggregateRepetition, Errors) {
        logOf(1, kOneRank, {{"effective_throughput", 5}}),
        {},
        "metric effective_throughput is both derived from the epochs and reported by name"},
+      // Finite figures whose ratios or sums are not (fuzz_hetbench checks every metric is finite).
+      {"a ratio beyond a double",
+       logOf(1, {sample(0, 0, 640512, 1e-320, 0, 1171.7)}),
+       {},
+       "metric compute_fraction is beyond the range of a double"},
+      {"a sum beyond a double",
+       logOf(1, {sample(0, 0, 1, 1e308, std::nullopt, std::nullopt),
+                 sample(0, 1, 1, 1e308, std::nullopt, std::nullopt)}),
+       {0},
+       "metric wall_seconds is beyond the range of a double"},
   };
   for (const Case& c : cases) {
     const common::Result<RepetitionMetrics> got = aggregateRepetition(c.log, c.options);

@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetbench/results/parser.h"
@@ -19,7 +24,7 @@ std::string runStart(int rank, int worldSize) {
          R"("accelerator":{"name":"NVIDIA A100-SXM4-40GB","count":1}})";
 }
 
-std::string epoch(int rank, int index, const std::string& extra = "") {
+std::string epoch(int rank, std::int64_t index, const std::string& extra = "") {
   return R"(:::HETBENCH {"v":1,"event":"epoch","epoch":)" + std::to_string(index) + R"(,"rank":)" +
          std::to_string(rank) +
          R"(,"samples":1000,"wall_seconds":10.5,"io_seconds":2.5,"compute_seconds":8)" + extra +
@@ -71,6 +76,8 @@ TEST(HetbenchParser, LineForms) {
       epoch(0, 0) + "\n",
       epoch(0, 0, R"(,"gpu_temperature":71,"extra":{"nested":[1,2]})"),
       epoch(0, 0) + "   ",
+      // nlohmann::json, and so the reader, ends the object's text at a NUL byte.
+      epoch(0, 0) + std::string("\0 trailing", 10),
   };
   for (const std::string& form : forms) {
     const ParsedLog log = parse({{"w0", runStart(0, 1)}, {"w0", form}});
@@ -109,6 +116,8 @@ TEST(HetbenchParser, BadLines) {
       {"not an object", m + "[1,2]", "not a JSON object"},
       {"a JSON string", m + "\"epoch\"", "not a JSON object"},
       {"trailing garbage", m + R"({"v":1} x)", "invalid JSON at byte"},
+      {"deep brackets after a NUL", m + R"({"v":1})" + std::string(1, '\0') + std::string(40, '['),
+       "the JSON object nests deeper than 32 levels"},
       {"NaN is not JSON", m + R"({"v":1,"event":"epoch","wall_seconds":NaN})", "invalid JSON"},
       {"unknown version", m + R"({"v":2,"event":"epoch"})",
        "unsupported version 2: this hetbench reads version 1"},
@@ -213,6 +222,36 @@ TEST(HetbenchParser, LogErrors) {
     ASSERT_EQ(log.errors.size(), 1u) << c.name << ": " << logStatus(log).toString();
     EXPECT_EQ(log.errors[0], c.want) << c.name;
   }
+}
+
+// Verifies that each rank's epoch is taken once and a repeat is an error, whatever order the
+// epochs come in (runs of epochs that grow at either end, join, or stay apart), up to the
+// largest epoch number.
+TEST(HetbenchParser, EpochsInAnyOrder) {
+  constexpr std::int64_t kLast = 9223372036854775807;
+  std::vector<std::pair<int, std::int64_t>> events;
+  for (int rank = 0; rank < 3; ++rank) {
+    for (std::int64_t e : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3},
+                           std::int64_t{5}, std::int64_t{6}, std::int64_t{9}, kLast - 1, kLast}) {
+      events.emplace_back(rank, e);
+      if ((e % 3 + rank) % 3 == 0) events.emplace_back(rank, e);
+    }
+  }
+  std::shuffle(events.begin(), events.end(), std::mt19937(20261122));
+  std::vector<Line> lines = {{"w", runStart(0, 3)}, {"w", runStart(1, 3)}, {"w", runStart(2, 3)}};
+  std::set<std::pair<int, std::int64_t>> seen;
+  std::vector<LineError> want;
+  for (const auto& [rank, e] : events) {
+    lines.push_back({"w", epoch(rank, e)});
+    if (!seen.emplace(rank, e).second) {
+      want.push_back(
+          {"w", static_cast<std::int64_t>(lines.size()),
+           "rank " + std::to_string(rank) + " logged epoch " + std::to_string(e) + " twice"});
+    }
+  }
+  const ParsedLog log = parse(lines);
+  EXPECT_EQ(log.errors, want);
+  EXPECT_EQ(log.epochs.size(), seen.size());
 }
 
 // Verifies that result() describes the lines so far and that consuming goes on after it.

@@ -192,6 +192,13 @@ TEST(MlperfParser, BadLines) {
         mllog("epoch_stop", 10, "null", epochMeta(7))},
        {"w0", 2,
         "epoch 7 has no sample count: log train_samples, or tracked_stats with value.throughput"}},
+      // A finite throughput over a finite wall time made an infinite sample count.
+      {"samples beyond a double",
+       {mllog("epoch_start", 0, "null", epochMeta(3)),
+        mllog("tracked_stats", 5, R"({"throughput": 1e308})"),
+        mllog("epoch_stop", 10000, "null", epochMeta(3))},
+       {"w0", 3,
+        "epoch 3: its tracked throughput times its wall time is beyond the range of a double"}},
   };
   for (const Case& c : cases) {
     std::vector<Line> lines;

@@ -91,6 +91,22 @@ TEST(PatternParser, GroupsAndNumbers) {
   EXPECT_EQ(log.errors[1], (LineError{"w0", 5, "metric second: \"inf\" is not a number"}));
 }
 
+// Verifies that a sum or mean whose matches add up beyond a double is an error of the log,
+// not an infinite metric, while the other reductions of the same matches stand (found by
+// fuzz_patterns).
+TEST(PatternParser, SumBeyondADouble) {
+  const std::string big = "Total IO Time: 1" + std::string(308, '0');
+  const ParsedLog log = parse({spec("sum", R"(^Total IO Time: ([0-9.]+))", Reduce::kSum),
+                               spec("mean", R"(^Total IO Time: ([0-9.]+))", Reduce::kMean),
+                               spec("max", R"(^Total IO Time: ([0-9.]+))", Reduce::kMax)},
+                              {big, big});
+  EXPECT_EQ(log.scalars, (MetricValues{{"max", 1e308}}));
+  EXPECT_EQ(log.errors,
+            (std::vector<LineError>{
+                {"", 0, "metric sum: its matches add up beyond the range of a double"},
+                {"", 0, "metric mean: its matches add up beyond the range of a double"}}));
+}
+
 // Verifies that a metric no line matches is absent (judgeTrial makes a required one
 // MetricMissing), and that an optional group that did not take part is not a number.
 TEST(PatternParser, Absent) {

@@ -173,6 +173,13 @@ common::Result<RepetitionMetrics> aggregateRepetition(const ParsedLog& log,
                                   " is both derived from the epochs and reported by name");
     }
   }
+  // Finite figures can still add up, or divide, beyond a double (wall times of 1e308, or of
+  // 1e-320 s): such a log is out of scale, and an infinite value has no place in a status.
+  for (const auto& [name, value] : out.values) {
+    if (!std::isfinite(value)) {
+      return common::invalidError("metric " + name + " is beyond the range of a double");
+    }
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "hetbench/common/field_errors.h"
@@ -11,17 +12,63 @@
 namespace hetbench::results::internal {
 namespace {
 
-const nlohmann::json& emptyObject() {
-  static const nlohmann::json kEmpty = nlohmann::json::object();
-  return kEmpty;
+bool isInteger(const FlatValue& v) {
+  return v.type == FlatType::kInteger || v.type == FlatType::kUnsigned;
+}
+
+bool isNumber(const FlatValue& v) { return isInteger(v) || v.type == FlatType::kFloat; }
+
+double toDouble(const FlatValue& v) {
+  switch (v.type) {
+    case FlatType::kInteger:
+      return static_cast<double>(v.integer);
+    case FlatType::kUnsigned:
+      return static_cast<double>(v.unsignedInteger);
+    default:
+      return v.number;
+  }
+}
+
+// A number as nlohmann::json's dump() writes it.
+std::string numberText(const FlatValue& v) {
+  switch (v.type) {
+    case FlatType::kInteger:
+      return std::to_string(v.integer);
+    case FlatType::kUnsigned:
+      return std::to_string(v.unsignedInteger);
+    default:
+      return nlohmann::json(v.number).dump();
+  }
+}
+
+// The JSON type of a value as common::typeName names it.
+std::string_view typeName(const FlatValue& v) {
+  switch (v.type) {
+    case FlatType::kNull:
+      return "null";
+    case FlatType::kBoolean:
+      return "boolean";
+    case FlatType::kInteger:
+    case FlatType::kUnsigned:
+      return "integer";
+    case FlatType::kFloat:
+      return "number";
+    case FlatType::kString:
+      return "string";
+    case FlatType::kArray:
+      return "array";
+    case FlatType::kObject:
+      break;
+  }
+  return "object";
 }
 
 }  // namespace
 
-EventFields::EventFields(const nlohmann::json& object) : object_(&object), error_(&ownError_) {}
+EventFields::EventFields(FlatObject object) : object_(object), error_(&ownError_) {}
 
-EventFields::EventFields(const nlohmann::json& object, std::string prefix, std::string* error)
-    : object_(&object), prefix_(std::move(prefix)), error_(error) {}
+EventFields::EventFields(FlatObject object, std::string prefix, std::string* error)
+    : object_(object), prefix_(std::move(prefix)), error_(error) {}
 
 void EventFields::fail(std::string message) {
   if (error_->empty()) *error_ = std::move(message);
@@ -31,111 +78,113 @@ std::string EventFields::field(std::string_view name) const {
   return "field " + common::quote(prefix_ + std::string(name));
 }
 
-void EventFields::failType(std::string_view name, const nlohmann::json& value,
+void EventFields::failType(std::string_view name, const FlatValue& value,
                            std::string_view expected) {
-  fail(field(name) + " must be " + std::string(expected) + ", not " + common::typeName(value));
+  fail(field(name) + " must be " + std::string(expected) + ", not " + std::string(typeName(value)));
 }
 
-const nlohmann::json* EventFields::find(std::string_view name, bool required) {
+const FlatValue* EventFields::find(std::string_view name, bool required) {
   if (!ok()) return nullptr;
-  const auto it = object_->find(name);
-  if (it == object_->end() || it->is_null()) {
+  const FlatValue* v = object_.find(name);
+  if (v == nullptr || v->type == FlatType::kNull) {
     if (required) fail("missing required " + field(name));
     return nullptr;
   }
-  return &*it;
+  return v;
 }
 
-std::optional<std::int64_t> EventFields::checkedInteger(std::string_view name,
-                                                        const nlohmann::json& v, std::int64_t min) {
+std::optional<std::int64_t> EventFields::checkedInteger(std::string_view name, const FlatValue& v,
+                                                        std::int64_t min) {
   constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  if (!v.is_number_integer()) {
+  if (!isInteger(v)) {
     failType(name, v, "an integer");
     return std::nullopt;
   }
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() > kMax) {
-    fail(field(name) + " is out of range: " + v.dump());
+  if (v.type == FlatType::kUnsigned && v.unsignedInteger > kMax) {
+    fail(field(name) + " is out of range: " + numberText(v));
     return std::nullopt;
   }
-  const auto n = v.get<std::int64_t>();
+  const std::int64_t n =
+      v.type == FlatType::kUnsigned ? static_cast<std::int64_t>(v.unsignedInteger) : v.integer;
   if (n < min) {
-    fail(field(name) + " must be at least " + std::to_string(min) + ", not " + v.dump());
+    fail(field(name) + " must be at least " + std::to_string(min) + ", not " + numberText(v));
     return std::nullopt;
   }
   return n;
 }
 
-std::optional<double> EventFields::checkedNumber(std::string_view name, const nlohmann::json& v,
+std::optional<double> EventFields::checkedNumber(std::string_view name, const FlatValue& v,
                                                  double min, bool exclusive) {
-  if (!v.is_number()) {
+  if (!isNumber(v)) {
     failType(name, v, "a number");
     return std::nullopt;
   }
-  const auto d = v.get<double>();
+  const double d = toDouble(v);
   if (!std::isfinite(d) || d < min || (exclusive && d == min)) {
     fail(field(name) + " must be " + (exclusive ? "greater than " : "at least ") +
-         formatNumber(min) + ", not " + v.dump());
+         formatNumber(min) + ", not " + numberText(v));
     return std::nullopt;
   }
   return d;
 }
 
-std::optional<std::string> EventFields::checkedString(std::string_view name,
-                                                      const nlohmann::json& v) {
-  if (!v.is_string()) {
+std::optional<std::string_view> EventFields::checkedString(std::string_view name,
+                                                           const FlatValue& v) {
+  if (v.type != FlatType::kString) {
     failType(name, v, "a string");
     return std::nullopt;
   }
-  return v.get<std::string>();
+  return v.string;
 }
 
 std::int64_t EventFields::integer(std::string_view name, std::int64_t min) {
-  const nlohmann::json* v = find(name, true);
+  const FlatValue* v = find(name, true);
   return v == nullptr ? min : checkedInteger(name, *v, min).value_or(min);
 }
 
 double EventFields::number(std::string_view name, double min, bool exclusive) {
-  const nlohmann::json* v = find(name, true);
+  const FlatValue* v = find(name, true);
   return v == nullptr ? min : checkedNumber(name, *v, min, exclusive).value_or(min);
 }
 
-std::string EventFields::string(std::string_view name) {
-  const nlohmann::json* v = find(name, true);
-  return v == nullptr ? std::string() : checkedString(name, *v).value_or(std::string());
+std::string_view EventFields::string(std::string_view name) {
+  const FlatValue* v = find(name, true);
+  return v == nullptr ? std::string_view() : checkedString(name, *v).value_or(std::string_view());
 }
 
 std::optional<std::int64_t> EventFields::optionalInteger(std::string_view name, std::int64_t min) {
-  const nlohmann::json* v = find(name, false);
+  const FlatValue* v = find(name, false);
   return v == nullptr ? std::nullopt : checkedInteger(name, *v, min);
 }
 
 std::optional<double> EventFields::optionalNumber(std::string_view name, double min) {
-  const nlohmann::json* v = find(name, false);
+  const FlatValue* v = find(name, false);
   return v == nullptr ? std::nullopt : checkedNumber(name, *v, min, false);
 }
 
-std::optional<std::string> EventFields::optionalString(std::string_view name) {
-  const nlohmann::json* v = find(name, false);
+std::optional<std::string_view> EventFields::optionalString(std::string_view name) {
+  const FlatValue* v = find(name, false);
   return v == nullptr ? std::nullopt : checkedString(name, *v);
 }
 
 std::optional<bool> EventFields::optionalBoolean(std::string_view name) {
-  const nlohmann::json* v = find(name, false);
+  const FlatValue* v = find(name, false);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_boolean()) {
+  if (v->type != FlatType::kBoolean) {
     failType(name, *v, "a boolean");
     return std::nullopt;
   }
-  return v->get<bool>();
+  return v->boolean;
 }
 
 EventFields EventFields::child(std::string_view name, bool required) {
-  const nlohmann::json* v = find(name, required);
-  if (v != nullptr && !v->is_object()) {
+  const FlatValue* v = find(name, required);
+  if (v != nullptr && v->type != FlatType::kObject) {
     failType(name, *v, "an object");
     v = nullptr;
   }
-  return EventFields(v == nullptr ? emptyObject() : *v, prefix_ + std::string(name) + ".", error_);
+  return EventFields(v == nullptr ? FlatObject() : object_.child(*v),
+                     prefix_ + std::string(name) + ".", error_);
 }
 
 }  // namespace hetbench::results::internal

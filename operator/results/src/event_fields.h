@@ -1,19 +1,20 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "flat_json.h"
 
 namespace hetbench::results::internal {
 
 /// Reads the fields of one JSON event (a metrics line). The first problem becomes the line's
 /// error; after it, getters return defaults. A null field counts as absent; unknown fields
-/// are ignored. Never throws.
+/// are ignored. Strings view the object's text, so they last as long as the object. Never throws.
 class EventFields {
  public:
-  explicit EventFields(const nlohmann::json& object);
+  explicit EventFields(FlatObject object);
   // Children share their parent's error by address.
   EventFields(const EventFields&) = delete;
   EventFields& operator=(const EventFields&) = delete;
@@ -26,11 +27,11 @@ class EventFields {
   std::int64_t integer(std::string_view name, std::int64_t min);
   /// A finite number at least `min`, or above it when `exclusive`.
   double number(std::string_view name, double min, bool exclusive = false);
-  std::string string(std::string_view name);
+  std::string_view string(std::string_view name);
 
   std::optional<std::int64_t> optionalInteger(std::string_view name, std::int64_t min);
   std::optional<double> optionalNumber(std::string_view name, double min);
-  std::optional<std::string> optionalString(std::string_view name);
+  std::optional<std::string_view> optionalString(std::string_view name);
   std::optional<bool> optionalBoolean(std::string_view name);
 
   /// The fields of an object member, whose errors are this reader's errors and name the
@@ -38,18 +39,18 @@ class EventFields {
   EventFields child(std::string_view name, bool required);
 
  private:
-  EventFields(const nlohmann::json& object, std::string prefix, std::string* error);
+  EventFields(FlatObject object, std::string prefix, std::string* error);
 
-  const nlohmann::json* find(std::string_view name, bool required);
-  std::optional<std::int64_t> checkedInteger(std::string_view name, const nlohmann::json& v,
+  const FlatValue* find(std::string_view name, bool required);
+  std::optional<std::int64_t> checkedInteger(std::string_view name, const FlatValue& v,
                                              std::int64_t min);
-  std::optional<double> checkedNumber(std::string_view name, const nlohmann::json& v, double min,
+  std::optional<double> checkedNumber(std::string_view name, const FlatValue& v, double min,
                                       bool exclusive);
-  std::optional<std::string> checkedString(std::string_view name, const nlohmann::json& v);
+  std::optional<std::string_view> checkedString(std::string_view name, const FlatValue& v);
   std::string field(std::string_view name) const;
-  void failType(std::string_view name, const nlohmann::json& value, std::string_view expected);
+  void failType(std::string_view name, const FlatValue& value, std::string_view expected);
 
-  const nlohmann::json* object_;
+  FlatObject object_;
   std::string prefix_;
   std::string ownError_;
   std::string* error_;

@@ -1,6 +1,8 @@
 // hetbench's own metrics lines: `:::HETBENCH {"v":1,"event":...}` (docs/metrics.md).
 
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,22 +23,48 @@ using internal::EventFields;
 
 constexpr std::int64_t kVersion = 1;
 
-struct Where {
-  std::string source;
-  std::int64_t line = 0;
+// The (rank, epoch) pairs seen, as runs of consecutive epochs per rank: (rank, first epoch) to
+// the last. A rank's epochs usually come in order, so that a log of any length keeps about one
+// run per rank and a new epoch extends its run without allocating; any order stays O(log n).
+class EpochsSeen {
+ public:
+  // False when (rank, epoch) was seen before.
+  bool insert(std::int64_t rank, std::int64_t epoch) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    auto next = runs_.upper_bound({rank, epoch});
+    const bool nextAdjoins = next != runs_.end() && next->first.first == rank && epoch < kMax &&
+                             next->first.second == epoch + 1;
+    if (next != runs_.begin()) {
+      const auto previous = std::prev(next);
+      if (previous->first.first == rank && epoch <= previous->second) return false;
+      if (previous->first.first == rank && previous->second == epoch - 1) {
+        previous->second = nextAdjoins ? next->second : epoch;
+        if (nextAdjoins) runs_.erase(next);
+        return true;
+      }
+    }
+    if (nextAdjoins) {
+      auto node = runs_.extract(next);
+      node.key().second = epoch;
+      runs_.insert(std::move(node));
+      return true;
+    }
+    runs_.emplace(std::pair(rank, epoch), epoch);
+    return true;
+  }
+
+ private:
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> runs_;
 };
 
 class HetbenchParser final : public LogParser {
  public:
   void consume(std::string_view source, std::string_view line) override {
-    const std::int64_t number = lines_.next(source);
-    const std::optional<internal::MarkedJson> marked =
-        internal::findMarkedJson(internal::logText(line), kHetbenchMarker);
-    if (!marked) return;
-    std::string error = marked->error.empty()
-                            ? readEvent(marked->object, {std::string(source), number})
-                            : marked->error;
-    if (!error.empty()) errors_.add(source, number, std::move(error));
+    const internal::LineNumber where = lines_.next(source);
+    std::optional<std::string> error = json_.read(internal::logText(line));
+    if (!error) return;
+    if (error->empty()) *error = readEvent(json_.object(), where);
+    if (!error->empty()) errors_.add(source, where.line, std::move(*error));
   }
 
   ParsedLog result() const override {
@@ -47,7 +75,7 @@ class HetbenchParser final : public LogParser {
     out.epochs.reserve(epochs_.size());
     for (const auto& [sample, where] : epochs_) {
       if (worldSize_ && sample.rank >= *worldSize_) {
-        errors.add(where.source, where.line, rankBeyond(sample.rank, *worldSize_));
+        errors.add(lines_.source(where.source), where.line, rankBeyond(sample.rank, *worldSize_));
       }
       out.epochs.push_back(sample);
     }
@@ -64,14 +92,14 @@ class HetbenchParser final : public LogParser {
   }
 
   // The line's error, or "" when the event was taken.
-  std::string readEvent(const nlohmann::json& object, const Where& where) {
+  std::string readEvent(internal::FlatObject object, const internal::LineNumber& where) {
     EventFields fields(object);
     const std::int64_t version = fields.integer("v", 0);
     if (fields.ok() && version != kVersion) {
       return "unsupported version " + std::to_string(version) + ": this hetbench reads version " +
              std::to_string(kVersion);
     }
-    const std::string event = fields.string("event");
+    const std::string_view event = fields.string("event");
     if (!fields.ok()) return fields.error();
     if (event == "run_start") return runStart(fields);
     if (event == "epoch") return epoch(fields, where);
@@ -105,7 +133,7 @@ class HetbenchParser final : public LogParser {
     return {};
   }
 
-  std::string epoch(EventFields& fields, const Where& where) {
+  std::string epoch(EventFields& fields, const internal::LineNumber& where) {
     EpochSample sample;
     sample.epoch = fields.integer("epoch", 0);
     sample.rank = fields.integer("rank", 0);
@@ -116,7 +144,7 @@ class HetbenchParser final : public LogParser {
     sample.energyJoules = fields.optionalNumber("energy_joules", 0);
     sample.warmup = fields.optionalBoolean("warmup").value_or(false);
     if (!fields.ok()) return fields.error();
-    if (!reported_.emplace(sample.rank, sample.epoch).second) {
+    if (!reported_.insert(sample.rank, sample.epoch)) {
       return "rank " + std::to_string(sample.rank) + " logged epoch " +
              std::to_string(sample.epoch) + " twice";
     }
@@ -126,8 +154,8 @@ class HetbenchParser final : public LogParser {
 
   std::string runEnd(EventFields& fields) {
     const std::int64_t rank = fields.integer("rank", 0);
-    const std::string status = fields.string("status");
-    const std::string message = fields.optionalString("message").value_or(std::string());
+    const std::string_view status = fields.string("status");
+    const std::string_view message = fields.optionalString("message").value_or("");
     if (!fields.ok()) return fields.error();
     if (status != "ok" && status != "error") {
       return "field \"status\" must be \"ok\" or \"error\", not " + common::quote(status);
@@ -143,13 +171,14 @@ class HetbenchParser final : public LogParser {
   }
 
   internal::LineCounter lines_;
+  internal::MarkedJsonReader json_{kHetbenchMarker};
   internal::ErrorList errors_;
   std::optional<RunInfo> run_;
   std::optional<std::int64_t> worldSize_;
   std::set<std::int64_t> started_;
   std::set<std::int64_t> ended_;
-  std::set<std::pair<std::int64_t, std::int64_t>> reported_;  // (rank, epoch)
-  std::vector<std::pair<EpochSample, Where>> epochs_;
+  EpochsSeen reported_;
+  std::vector<std::pair<EpochSample, internal::LineNumber>> epochs_;
 };
 
 }  // namespace

@@ -54,42 +54,45 @@ std::string_view logText(std::string_view line) {
   return line;
 }
 
-std::optional<MarkedJson> findMarkedJson(std::string_view text, std::string_view marker) {
-  const std::size_t at = text.find(marker);
+std::optional<std::string> MarkedJsonReader::read(std::string_view text) {
+  const std::size_t at = text.find(marker_);
   if (at == std::string_view::npos) return std::nullopt;
-  std::string_view payload = text.substr(at + marker.size());
-  MarkedJson out;
+  std::string_view payload = text.substr(at + marker_.size());
   if (payload.empty() || payload.front() != ' ') {
-    out.error = std::string(marker) + " must be followed by one space and a JSON object";
-    return out;
+    return std::string(marker_) + " must be followed by one space and a JSON object";
   }
   payload.remove_prefix(1);
   if (payload.size() > kMaxMetricsLineBytes) {
-    out.error = "the JSON object is longer than " + std::to_string(kMaxMetricsLineBytes) + " bytes";
-    return out;
+    return "the JSON object is longer than " + std::to_string(kMaxMetricsLineBytes) + " bytes";
   }
+  // An object the scanner reads nests two levels deep at most, within kMaxJsonDepth.
+  if (json_.scan(payload) == JsonScan::kObject) return std::string();
   if (!nestsWithin(payload, kMaxJsonDepth)) {
-    out.error = "the JSON object nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-    return out;
+    return "the JSON object nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
   }
   try {
-    out.object = nlohmann::json::parse(payload);
+    dom_ = nlohmann::json::parse(payload);
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() may quote the offending bytes, which need not be UTF-8: the position is enough.
-    out.error = "invalid JSON at byte " + std::to_string(e.byte) + " after the marker";
-    return out;
+    return "invalid JSON at byte " + std::to_string(e.byte) + " after the marker";
   } catch (const nlohmann::json::out_of_range&) {
-    out.error = "invalid JSON: a number out of range";
-    return out;
+    return "invalid JSON: a number out of range";
   }
-  if (!out.object.is_object()) out.error = "not a JSON object";
-  return out;
+  if (!dom_.is_object()) return "not a JSON object";
+  json_.assign(dom_);
+  return std::string();
 }
 
-std::int64_t LineCounter::next(std::string_view source) {
-  auto it = lines_.find(source);
-  if (it == lines_.end()) it = lines_.emplace(std::string(source), 0).first;
-  return ++it->second;
+LineNumber LineCounter::next(std::string_view source) {
+  if (last_ >= sources_.size() || sources_[last_].name != source) {
+    auto it = ids_.find(source);
+    if (it == ids_.end()) {
+      it = ids_.emplace(std::string(source), sources_.size()).first;
+      sources_.push_back({std::string(source), 0});
+    }
+    last_ = it->second;
+  }
+  return {last_, ++sources_[last_].lines};
 }
 
 void ErrorList::add(std::string_view source, std::int64_t line, std::string message) {

@@ -2,6 +2,7 @@
 // "metadata": {...}}`. The loggers write global figures once (rank 0), so every epoch is
 // rank 0 of a world of one. docs/metrics.md lists the keys read here and how.
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -40,13 +41,11 @@ struct Throughput {
 class MlperfParser final : public LogParser {
  public:
   void consume(std::string_view source, std::string_view line) override {
-    const std::int64_t number = lines_.next(source);
-    const std::optional<internal::MarkedJson> marked =
-        internal::findMarkedJson(internal::logText(line), kMllogMarker);
-    if (!marked) return;
-    std::string error =
-        marked->error.empty() ? readEvent(marked->object, source, number) : marked->error;
-    if (!error.empty()) errors_.add(source, number, std::move(error));
+    const std::int64_t number = lines_.next(source).line;
+    std::optional<std::string> error = json_.read(internal::logText(line));
+    if (!error) return;
+    if (error->empty()) *error = readEvent(json_.object(), source, number);
+    if (!error->empty()) errors_.add(source, number, std::move(*error));
   }
 
   ParsedLog result() const override {
@@ -60,6 +59,13 @@ class MlperfParser final : public LogParser {
                    "epoch " + std::to_string(closed.epoch) +
                        " has no sample count: log train_samples, or tracked_stats with "
                        "value.throughput");
+        continue;
+      }
+      if (!std::isfinite(*samples)) {
+        errors.add(closed.source, closed.line,
+                   "epoch " + std::to_string(closed.epoch) +
+                       ": its tracked throughput times its wall time is beyond the range of a "
+                       "double");
         continue;
       }
       EpochSample sample;
@@ -89,9 +95,9 @@ class MlperfParser final : public LogParser {
   }
 
   // The line's error, or "" when it was taken (or is of a key not read).
-  std::string readEvent(const nlohmann::json& object, std::string_view source, std::int64_t line) {
+  std::string readEvent(internal::FlatObject object, std::string_view source, std::int64_t line) {
     EventFields fields(object);
-    const std::string key = fields.string("key");
+    const std::string_view key = fields.string("key");
     const double timeMs = fields.number("time_ms", 0);
     EventFields metadata = fields.child("metadata", false);
     if (!fields.ok()) return fields.error();
@@ -107,12 +113,12 @@ class MlperfParser final : public LogParser {
 
   // An integer `value` that must not change once logged.
   static std::string setOnce(std::optional<std::int64_t>& slot, EventFields& fields,
-                             const std::string& key) {
+                             std::string_view key) {
     const std::int64_t value = fields.integer("value", 1);
     if (!fields.ok()) return fields.error();
     if (slot && *slot != value) {
-      return key + " " + std::to_string(value) + " differs from " + std::to_string(*slot) +
-             " logged before";
+      return std::string(key) + " " + std::to_string(value) + " differs from " +
+             std::to_string(*slot) + " logged before";
     }
     slot = value;
     return {};
@@ -179,7 +185,7 @@ class MlperfParser final : public LogParser {
   }
 
   std::string runStop(EventFields& metadata, double timeMs) {
-    const std::optional<std::string> status = metadata.optionalString("status");
+    const std::optional<std::string_view> status = metadata.optionalString("status");
     if (!metadata.ok()) return metadata.error();
     if (runStopMs_) return "run_stop logged twice";
     runStopMs_ = timeMs;
@@ -188,6 +194,7 @@ class MlperfParser final : public LogParser {
   }
 
   internal::LineCounter lines_;
+  internal::MarkedJsonReader json_{kMllogMarker};
   internal::ErrorList errors_;
   std::optional<std::int64_t> globalBatchSize_;
   std::optional<std::int64_t> trainSamples_;

@@ -2,6 +2,7 @@
 // that no pattern can take more than linear time on a line.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -68,7 +69,7 @@ class PatternParser final : public LogParser {
   explicit PatternParser(std::vector<Metric> metrics) : metrics_(std::move(metrics)) {}
 
   void consume(std::string_view source, std::string_view line) override {
-    const std::int64_t number = lines_.next(source);
+    const std::int64_t number = lines_.next(source).line;
     const std::string_view text = internal::logText(line);
     std::vector<re2::StringPiece> groups;
     for (Metric& metric : metrics_) {
@@ -91,12 +92,20 @@ class PatternParser final : public LogParser {
 
   ParsedLog result() const override {
     ParsedLog out;
+    internal::ErrorList errors = errors_;
     for (const Metric& metric : metrics_) {
-      if (metric.matches.count > 0) {
-        out.scalars[metric.spec.name] = metric.matches.reduced(metric.spec.reduce);
+      if (metric.matches.count == 0) continue;
+      // Each match is finite, so only a sum (of sum or mean) can overflow.
+      const double value = metric.matches.reduced(metric.spec.reduce);
+      if (std::isfinite(value)) {
+        out.scalars[metric.spec.name] = value;
+      } else {
+        errors.add({}, 0,
+                   "metric " + metric.spec.name +
+                       ": its matches add up beyond the range of a "
+                       "double");
       }
     }
-    internal::ErrorList errors = errors_;
     std::move(errors).moveInto(out);
     return out;
   }

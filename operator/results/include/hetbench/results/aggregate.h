@@ -32,8 +32,9 @@ struct RepetitionMetrics {
 /// is total samples over total seconds), plus the log's scalar metrics. A metric is left out
 /// when some kept epoch lacks what it needs (energy from one rank, say) or its denominator is
 /// zero. Invalid when the log has errors, an epoch was not reported by exactly the ranks
-/// 0..worldSize-1 (the message names the epoch), every epoch is a warm-up epoch, or a scalar
-/// has the name of a metric derived from the epochs.
+/// 0..worldSize-1 (the message names the epoch), every epoch is a warm-up epoch, a scalar
+/// has the name of a metric derived from the epochs, or a metric is beyond the range of a
+/// double.
 common::Result<RepetitionMetrics> aggregateRepetition(const ParsedLog& log,
                                                       const AggregationOptions& options = {});
 
