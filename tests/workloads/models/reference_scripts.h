@@ -14,34 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 // The Python scripts beside these tests build the reference models with Debian's torch and
 // torchvision and write what the C++ models are compared with into a temporary directory.
 
 namespace hetbench::models::testing_support {
 
-/// A fresh directory under testing::TempDir(), removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            ("models_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using hetbench::testing_support::TempDir;
 
 struct ScriptRun {
   int status = -1;     // the exit status, -1 when it did not exit normally
