@@ -214,8 +214,6 @@ int main(int argc, char** argv) {
   };
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
   controller::StateMetrics::Sources state;
-  state.leading = [&metrics] { return metrics.leading(); };
-  state.runs = [&manager] { return manager.runs(); };
   state.watchRestarts = [&manager] { return manager.watchRestarts(); };
   state.logStreams = [&collector] { return collector.activeStreams(); };
   state.logBytes = [&collector] { return collector.bytesWritten(); };

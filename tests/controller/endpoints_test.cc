@@ -85,10 +85,7 @@ TEST(Endpoints, LogsStayInsideTheirDirectory) {
   auto server = serveLogs({"127.0.0.1", 0}, dir);
   ASSERT_TRUE(server.isOk()) << server.status().toString();
   auto get = [&](const std::string& target) {
-    auto conn = http::testing::TestConnection::connect(server.value()->port());
-    if (conn == nullptr) return http::testing::Response{};
-    conn->sendAll(http::testing::getRequest(target));
-    return conn->readResponse().value_or(http::testing::Response{});
+    return http::testing::get(server.value()->port(), target).value_or(http::testing::Response{});
   };
   EXPECT_EQ(get("/logs/ns/run/0-0/pod/main.log").body, "2026-11-22T10:00:00Z hello\n");
   const http::testing::Response listing = get("/logs/ns/run/");

@@ -35,17 +35,6 @@ std::uint16_t portIn(const std::string& log, std::string_view prefix) {
   return 0;
 }
 
-std::optional<http::testing::Response> get(std::uint16_t port, const std::string& path) {
-  if (port == 0) return std::nullopt;
-  std::unique_ptr<http::testing::TestConnection> connection =
-      http::testing::TestConnection::connect(port);
-  if (!connection ||
-      !connection->sendAll(http::testing::getRequest(path, "Connection: close\r\n"))) {
-    return std::nullopt;
-  }
-  return connection->readResponse();
-}
-
 }  // namespace
 
 OperatorProcess::OperatorProcess(const std::vector<std::string>& args,
@@ -68,12 +57,14 @@ OperatorProcess::OperatorProcess(const std::vector<std::string>& args,
 }
 
 int OperatorProcess::readyz() const {
-  std::optional<http::testing::Response> response = get(probePort_, "/readyz");
+  if (probePort_ == 0) return 0;
+  std::optional<http::testing::Response> response = http::testing::get(probePort_, "/readyz");
   return response ? response->status : 0;
 }
 
 std::optional<std::string> OperatorProcess::scrapeMetrics() const {
-  std::optional<http::testing::Response> response = get(metricsPort_, "/metrics");
+  if (metricsPort_ == 0) return std::nullopt;
+  std::optional<http::testing::Response> response = http::testing::get(metricsPort_, "/metrics");
   if (!response || response->status != 200) return std::nullopt;
   return response->body;
 }

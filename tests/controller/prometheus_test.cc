@@ -35,15 +35,6 @@ std::uint16_t freePort() {
   return port;
 }
 
-std::optional<http::testing::Response> get(std::uint16_t port, const std::string& target) {
-  std::unique_ptr<http::testing::TestConnection> connection =
-      http::testing::TestConnection::connect(port);
-  if (!connection ||
-      !connection->sendAll(http::testing::getRequest(target, "Connection: close\r\n")))
-    return std::nullopt;
-  return connection->readResponse();
-}
-
 /// An instant query's answer: "error: ..." when Prometheus refused it, else its result.
 struct Answer {
   std::string error;
@@ -54,7 +45,7 @@ struct Answer {
 
 Answer query(std::uint16_t port, const std::string& expression) {
   const std::optional<http::testing::Response> response =
-      get(port, "/api/v1/query?query=" + common::percentEncode(expression));
+      http::testing::get(port, "/api/v1/query?query=" + common::percentEncode(expression));
   if (!response) return {"no answer", nullptr};
   const json body = json::parse(response->body, nullptr, false);
   if (!body.is_object() || body.value("status", "") != "success")
@@ -162,7 +153,7 @@ TEST_F(OperatorTest, PrometheusEvaluatesEveryRuleAndDashboardExpression) {
        "--web.listen-address=127.0.0.1:" + std::to_string(port)},
       dir_.path() / "prometheus.log");
   ASSERT_TRUE(eventually([&] {
-    std::optional<http::testing::Response> ready = get(port, "/-/ready");
+    std::optional<http::testing::Response> ready = http::testing::get(port, "/-/ready");
     return ready && ready->status == 200;
   })) << prometheus.log();
   ASSERT_TRUE(eventually([&] {

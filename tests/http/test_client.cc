@@ -252,6 +252,13 @@ std::string getRequest(std::string_view target, std::string_view extraHeaders) {
   return out;
 }
 
+std::optional<Response> get(std::uint16_t port, std::string_view target) {
+  std::unique_ptr<TestConnection> connection = TestConnection::connect(port);
+  if (!connection || !connection->sendAll(getRequest(target, "Connection: close\r\n")))
+    return std::nullopt;
+  return connection->readResponse();
+}
+
 int threadCount() {
   std::ifstream status("/proc/self/status");
   std::string line;

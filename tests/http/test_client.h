@@ -85,6 +85,10 @@ class TestConnection {
 /// A GET request with the headers every test sends.
 std::string getRequest(std::string_view target, std::string_view extraHeaders = "");
 
+/// GET `target` from 127.0.0.1:`port` on a connection of its own (Connection: close); nullopt
+/// when nothing answers.
+std::optional<Response> get(std::uint16_t port, std::string_view target);
+
 /// Threads of this process now, to check that a server leaves none behind.
 int threadCount();
 

@@ -622,6 +622,13 @@ common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std
   return out;
 }
 
+common::Result<Workload> trialWorkload(const RunSpec& spec, const Params& params) {
+  const std::string path = "spec.workload";
+  if (!spec.workload) return invalidFields("spec", {requiredCause(path, "not a template")});
+  HETBENCH_ASSIGN_OR_RETURN(const json substituted, substituteParams(*spec.workload, params, path));
+  return parseWorkload(substituted, path);
+}
+
 common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, const Unit& unit) {
   if (run.name.size() > kMaxLabelValueLength) {
     return invalidFields(
@@ -635,10 +642,7 @@ common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, 
                          {requiredCause("spec.workload", "exactly one of workload and template")});
   }
   if (spec.workload) {
-    const std::string path = "spec.workload";
-    HETBENCH_ASSIGN_OR_RETURN(const json substituted,
-                              substituteParams(*spec.workload, unit.params, path));
-    HETBENCH_ASSIGN_OR_RETURN(const Workload workload, parseWorkload(substituted, path));
+    HETBENCH_ASSIGN_OR_RETURN(const Workload workload, trialWorkload(spec, unit.params));
     return renderWorkload(run, spec, unit, workload);
   }
   const std::string path = "spec.template";

@@ -49,11 +49,7 @@ void hardwareOf(const json& spec, const benchmark::Params& params, ReportRow& ro
   row.hardware = "template";
   common::Result<benchmark::RunSpec> parsed = benchmark::parseRunSpec(spec);
   if (!parsed.isOk() || !parsed.value().workload) return;
-  common::Result<json> substituted =
-      benchmark::substituteParams(*parsed.value().workload, params, "spec.workload");
-  if (!substituted.isOk()) return;
-  common::Result<benchmark::Workload> workload =
-      benchmark::parseWorkload(substituted.value(), "spec.workload");
+  common::Result<benchmark::Workload> workload = benchmark::trialWorkload(parsed.value(), params);
   if (!workload.isOk()) return;
   const benchmark::Accelerator& a = workload.value().accelerator;
   row.hardware = !a.product.empty() ? a.product : !a.resource.empty() ? a.resource : "cpu";

@@ -31,10 +31,7 @@ Configuration configurationOf(const json& run, const benchmark::RunSpec& spec,
   c.system = spec.system;
   c.accelerators = "0";
   if (!spec.workload) return c;
-  common::Result<json> substituted = benchmark::substituteParams(*spec.workload, params, "");
-  if (!substituted.isOk()) return c;
-  common::Result<benchmark::Workload> workload =
-      benchmark::parseWorkload(substituted.value(), "spec.workload");
+  common::Result<benchmark::Workload> workload = benchmark::trialWorkload(spec, params);
   if (!workload.isOk()) return c;
   const benchmark::Workload& w = workload.value();
   c.accelerator = w.accelerator.product.empty() ? w.accelerator.resource : w.accelerator.product;
@@ -60,12 +57,11 @@ std::optional<double> meanOf(const json& metrics, std::string_view name) {
 }
 
 /// The mean over the trial's measured units of a total per measured epoch.
-std::optional<double> perEpoch(const std::vector<UnitRecord>& units, std::string_view name) {
+std::optional<double> perEpoch(const std::vector<results::UnitSummary>& measured,
+                               std::string_view name) {
   double sum = 0;
   int n = 0;
-  for (const UnitRecord& unit : units) {
-    if (unit.phase != UnitPhase::kSucceeded) continue;
-    const results::UnitSummary summary = results::unitSummaryFromJson(unit.metrics);
+  for (const results::UnitSummary& summary : measured) {
     auto it = summary.values.find(std::string(name));
     if (summary.epochs <= 0 || it == summary.values.end()) continue;
     sum += it->second / static_cast<double>(summary.epochs);
@@ -92,12 +88,16 @@ FinishedTrial judged(const json& entry, const std::vector<UnitRecord>& units,
                                 results::kComputeFraction, results::kSamplesPerWh}) {
     if (std::optional<double> v = meanOf(metrics, name)) t.values[std::string(name)] = *v;
   }
+  std::vector<results::UnitSummary> measured;
+  for (const UnitRecord& unit : units)
+    if (unit.phase == UnitPhase::kSucceeded)
+      measured.push_back(results::unitSummaryFromJson(unit.metrics));
   const std::pair<std::string_view, std::string_view> epochValues[] = {
       {"epoch_seconds", results::kWallSeconds},
       {"io_seconds", results::kIoSeconds},
       {"energy_joules", results::kEnergyJoules}};
   for (const auto& [series, total] : epochValues)
-    if (std::optional<double> v = perEpoch(units, total)) t.values[std::string(series)] = *v;
+    if (std::optional<double> v = perEpoch(measured, total)) t.values[std::string(series)] = *v;
   for (const auto& [metric, reference] : references) {
     ReferencePoint p;
     p.value = reference.value;
@@ -109,32 +109,26 @@ FinishedTrial judged(const json& entry, const std::vector<UnitRecord>& units,
   return t;
 }
 
-std::optional<benchmark::RunSpec> acceptedSpec(const json& run) {
+/// What an accepted run says about its configurations and ended trials, from its accepted
+/// spec, parsed once.
+struct RunView {
+  std::vector<Configuration> byTrial;  // the configuration of each planned trial, by index
+  std::vector<FinishedTrial> finished;
+};
+
+std::optional<RunView> readRun(const json& run) {
   const std::string acceptedText = stringMember(member(member(run, "metadata"), "annotations"),
                                                 benchmark::kAcceptedSpecAnnotation);
   if (acceptedText.empty()) return std::nullopt;
-  common::Result<benchmark::RunSpec> spec =
+  const common::Result<benchmark::RunSpec> parsed =
       benchmark::parseRunSpec(json::parse(acceptedText, nullptr, false));
-  if (!spec.isOk()) return std::nullopt;
-  return std::move(spec).value();
-}
+  if (!parsed.isOk()) return std::nullopt;
+  const benchmark::RunSpec& spec = parsed.value();
+  RunView view;
+  for (const benchmark::Params& params : benchmark::planTrials(spec.matrix))
+    view.byTrial.push_back(configurationOf(run, spec, params));
 
-}  // namespace
-
-std::vector<Configuration> plannedConfigurations(const json& run) {
-  const std::optional<benchmark::RunSpec> spec = acceptedSpec(run);
-  if (!spec) return {};
-  std::set<Configuration> configurations;
-  for (const benchmark::Params& params : benchmark::planTrials(spec->matrix))
-    configurations.insert(configurationOf(run, *spec, params));
-  return {configurations.begin(), configurations.end()};
-}
-
-std::vector<FinishedTrial> finishedTrials(const json& run) {
-  const std::optional<benchmark::RunSpec> spec = acceptedSpec(run);
-  if (!spec) return {};
   const json& status = member(run, "status");
-
   std::map<std::int64_t, std::vector<UnitRecord>> unitsByTrial;
   if (const json& trials = member(status, "trials"); trials.is_array()) {
     for (const json& t : trials) {
@@ -149,9 +143,9 @@ std::vector<FinishedTrial> finishedTrials(const json& run) {
         resultByTrial[r["trial"].get<std::int64_t>()] = &r;
   }
 
-  const results::References references = referencesOf(*spec);
-  std::vector<FinishedTrial> out;
+  const results::References references = referencesOf(spec);
   for (const auto& [trial, units] : unitsByTrial) {
+    if (trial < 0 || trial >= static_cast<std::int64_t>(view.byTrial.size())) continue;
     FinishedTrial t;
     if (auto r = resultByTrial.find(trial); r != resultByTrial.end()) {
       t = judged(*r->second, units, references);
@@ -167,19 +161,42 @@ std::vector<FinishedTrial> finishedTrials(const json& run) {
       t.result = "Failed";
     }
     t.trial = trial;
-    t.configuration = configurationOf(run, *spec, units.front().params);
+    t.configuration = view.byTrial[static_cast<std::size_t>(trial)];
     t.completion = lastCompletion(units);
-    out.push_back(std::move(t));
+    view.finished.push_back(std::move(t));
   }
-  return out;
+  return view;
+}
+
+std::vector<Configuration> distinct(const std::vector<Configuration>& configurations) {
+  const std::set<Configuration> unique(configurations.begin(), configurations.end());
+  return {unique.begin(), unique.end()};
+}
+
+}  // namespace
+
+std::vector<Configuration> plannedConfigurations(const json& run) {
+  const std::optional<RunView> view = readRun(run);
+  return view ? distinct(view->byTrial) : std::vector<Configuration>{};
+}
+
+std::vector<FinishedTrial> finishedTrials(const json& run) {
+  std::optional<RunView> view = readRun(run);
+  return view ? std::move(view->finished) : std::vector<FinishedTrial>{};
 }
 
 void BenchmarkMetrics::observe(const json& run) {
   const std::string uid = stringMember(member(run, "metadata"), "uid");
   if (uid.empty()) return;
-  std::vector<FinishedTrial> trials = finishedTrials(run);
-  const std::vector<Configuration> planned = plannedConfigurations(run);
+  std::string phase = stringMember(member(run, "status"), "phase");
+  if (phase.empty()) phase = "Pending";
+  std::optional<RunView> view = readRun(run);
+  const std::vector<Configuration> planned =
+      view ? distinct(view->byTrial) : std::vector<Configuration>{};
+  std::vector<FinishedTrial> trials =
+      view ? std::move(view->finished) : std::vector<FinishedTrial>{};
   std::lock_guard lock(mu_);
+  phases_[uid] = {stringMember(member(run, "metadata"), "namespace"), std::move(phase)};
   // Every result's counter exists from the moment a configuration is planned, so that its
   // first increase is one Prometheus sees (a series born at 1 has no increase).
   for (const Configuration& c : planned)
@@ -193,6 +210,7 @@ void BenchmarkMetrics::observe(const json& run) {
 void BenchmarkMetrics::forget(const json& run) {
   const std::string uid = stringMember(member(run, "metadata"), "uid");
   std::lock_guard lock(mu_);
+  phases_.erase(uid);
   trials_.erase(uid);
   counted_.erase(uid);
 }
@@ -346,6 +364,14 @@ std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
   for (const auto& [key, count] : results_)
     trials.metric.push_back(sample(key.first, count, {{"result", key.second}}));
   out.push_back(std::move(trials));
+
+  std::map<std::pair<std::string, std::string>, int> byPhase;
+  for (const auto& [uid, phase] : phases_) ++byPhase[phase];
+  MetricFamily runs =
+      family("hetbench_runs", "BenchmarkRuns by namespace and phase.", MetricType::Gauge);
+  for (const auto& [key, n] : byPhase)
+    runs.metric.push_back(detail::sample(n, {{"namespace", key.first}, {"phase", key.second}}));
+  out.push_back(std::move(runs));
   return out;
 }
 

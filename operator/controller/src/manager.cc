@@ -243,13 +243,6 @@ void Manager::work() {
 
 bool Manager::ready() const { return cache_->synced(); }
 
-std::vector<json> Manager::runs() const {
-  std::vector<json> out;
-  for (const auto& informer : cache_->runs)
-    for (json& run : informer->list()) out.push_back(std::move(run));
-  return out;
-}
-
 std::map<std::string, std::uint64_t> Manager::watchRestarts() const {
   std::map<std::string, std::uint64_t> out;
   for (const auto* group : {&cache_->runs, &cache_->podInformers, &cache_->jobInformers})

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "exposition.h"
-#include "hetbench/common/json_fields.h"
 #include "hetbench/controller/metrics.h"
 
 namespace hetbench::controller {
@@ -87,19 +86,6 @@ void addProcessFamilies(std::vector<MetricFamily>& out) {
 
 std::vector<MetricFamily> StateMetrics::Collect() const {
   std::vector<MetricFamily> out;
-  if (sources_.runs && (!sources_.leading || sources_.leading())) {
-    std::map<std::pair<std::string, std::string>, int> byPhase;
-    for (const nlohmann::json& run : sources_.runs()) {
-      std::string phase = common::stringMember(common::member(run, "status"), "phase");
-      if (phase.empty()) phase = "Pending";
-      ++byPhase[{common::stringMember(common::member(run, "metadata"), "namespace"), phase}];
-    }
-    MetricFamily runs =
-        family("hetbench_runs", "BenchmarkRuns by namespace and phase.", MetricType::Gauge);
-    for (const auto& [key, n] : byPhase)
-      runs.metric.push_back(detail::sample(n, {{"namespace", key.first}, {"phase", key.second}}));
-    out.push_back(std::move(runs));
-  }
   if (sources_.watchRestarts) {
     MetricFamily restarts =
         family("hetbench_watch_restarts_total",

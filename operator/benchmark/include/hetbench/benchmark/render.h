@@ -61,6 +61,11 @@ struct Workload {
 /// accelerator is not graphcore.ai/ipu.
 common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std::string& path);
 
+/// spec.workload with a trial's parameters substituted, parsed: the set-up renderUnit renders,
+/// for whoever reads a trial's accelerators, nodes or training (the report, the metrics).
+/// Invalid, with causes under `spec.workload`, when it does not parse or the spec has a template.
+common::Result<Workload> trialWorkload(const RunSpec& spec, const Params& params);
+
 /// The run that owns the workloads.
 struct RunRef {
   std::string ns;

@@ -70,10 +70,10 @@ std::vector<FinishedTrial> finishedTrials(const nlohmann::json& run);
 /// The configurations of every trial an accepted run plans, each once; none before acceptance.
 std::vector<Configuration> plannedConfigurations(const nlohmann::json& run);
 
-/// The `hetbench_benchmark_*` series (docs/metrics.md) of every BenchmarkRun it is shown:
-/// per configuration, the values of its latest judged trial, how many of its latest trials failed
-/// in a row, and counters of trials by result (every result at 0 from the configuration's
-/// planning on).
+/// The series read off the status of every BenchmarkRun it is shown (docs/metrics.md):
+/// `hetbench_benchmark_*` per configuration, the values of its latest judged trial, how many of
+/// its latest trials failed in a row, and counters of trials by result (every result at 0 from
+/// the configuration's planning on); and `hetbench_runs`, the runs by namespace and phase.
 /// Fed from the informer of BenchmarkRuns, so a restarted operator rebuilds the same series
 /// from the runs' status. Thread-safe.
 class BenchmarkMetrics final : public prometheus::Collectable {
@@ -93,9 +93,10 @@ class BenchmarkMetrics final : public prometheus::Collectable {
  private:
   std::function<bool()> exporting_;
   mutable std::mutex mu_;
-  std::map<std::string, std::vector<FinishedTrial>> trials_;         // by run uid
-  std::map<std::string, std::set<std::int64_t>> counted_;            // by run uid
-  std::map<std::pair<Configuration, std::string>, double> results_;  // (config, result) → count
+  std::map<std::string, std::pair<std::string, std::string>> phases_;  // uid → (namespace, phase)
+  std::map<std::string, std::vector<FinishedTrial>> trials_;           // by run uid
+  std::map<std::string, std::set<std::int64_t>> counted_;              // by run uid
+  std::map<std::pair<Configuration, std::string>, double> results_;    // (config, result) → count
 };
 
 }  // namespace hetbench::controller

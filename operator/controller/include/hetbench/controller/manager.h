@@ -63,8 +63,6 @@ class Manager {
   /// Blocks until stop() or a lost lease.
   void wait();
 
-  /// The BenchmarkRuns in the informers' caches.
-  std::vector<nlohmann::json> runs() const;
   /// How often each resource's watches were re-established, over the watched namespaces.
   std::map<std::string, std::uint64_t> watchRestarts() const;
 

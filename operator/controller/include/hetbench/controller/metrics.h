@@ -13,7 +13,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,15 +55,12 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Counter>& runsFinished_;
 };
 
-/// Series read at scrape time from the state they describe: BenchmarkRuns by phase (while
-/// this replica leads, so that replicas do not count them twice), watch restarts by resource,
-/// log streams and bytes, and the process' own series as Prometheus' client libraries name
-/// them (process_resident_memory_bytes, ...). Thread-safe as far as its sources are.
+/// Series read at scrape time from the state they describe: watch restarts by resource, log
+/// streams and bytes, and the process' own series as Prometheus' client libraries name them
+/// (process_resident_memory_bytes, ...). Thread-safe as far as its sources are.
 class StateMetrics final : public prometheus::Collectable {
  public:
   struct Sources {
-    std::function<bool()> leading;
-    std::function<std::vector<nlohmann::json>()> runs;
     std::function<std::map<std::string, std::uint64_t>()> watchRestarts;  // by resource
     std::function<std::size_t()> logStreams;
     std::function<std::uint64_t()> logBytes;
