@@ -27,10 +27,11 @@ TEST(ParseReferences, Accepts) {
   const common::Result<References> got = parseReferences(references, kUnits);
   ASSERT_TRUE(got.isOk()) << got.status().toString();
   const References want = {
-      {"effective_throughput", {1000, 0.05, 0.1, "samples/s", Direction::kHigher}},
-      {"io_seconds", {10.5, std::nullopt, 0.2, "s", Direction::kLower}},
-      {"speed", {179.7, 0, std::nullopt, "images/s", Direction::kHigher}},
-      {"bare", {1, std::nullopt, std::nullopt, "", Direction::kHigher}},
+      {"effective_throughput",
+       {1000, 0.05, 0.1, "samples/s", Direction::kHigher, std::nullopt, ""}},
+      {"io_seconds", {10.5, std::nullopt, 0.2, "s", Direction::kLower, std::nullopt, ""}},
+      {"speed", {179.7, 0, std::nullopt, "images/s", Direction::kHigher, std::nullopt, ""}},
+      {"bare", {1, std::nullopt, std::nullopt, "", Direction::kHigher, std::nullopt, ""}},
   };
   EXPECT_EQ(*got, want);
   EXPECT_TRUE(parseReferences(json(), kUnits)->empty());
@@ -42,6 +43,65 @@ TEST(ParseReferences, Accepts) {
 }
 
 // Verifies every problem becomes a cause naming its field.
+// Verifies fromHistory's defaults (5 runs, at least 3, the median; minRuns never above runs)
+// and that a history reference has no value until the controller resolves it.
+TEST(ParseReferences, FromHistory) {
+  const json references = json::parse(R"({
+    "effective_throughput": {"fromHistory": {}, "lower": 0.1},
+    "compute_throughput": {"fromHistory": {"runs": 2}},
+    "io_seconds": {"fromHistory": {"runs": 10, "minRuns": 1, "statistic": "mean"},
+                   "direction": "lower"}
+  })");
+  const common::Result<References> got = parseReferences(references, kUnits);
+  ASSERT_TRUE(got.isOk()) << got.status().toString();
+  const Reference& et = got->at("effective_throughput");
+  EXPECT_EQ(et.value, 0);
+  EXPECT_EQ(et.lower, 0.1);
+  EXPECT_EQ(et.fromHistory, (HistoryBaseline{5, 3, HistoryBaseline::Statistic::kMedian}));
+  EXPECT_EQ(got->at("compute_throughput").fromHistory,
+            (HistoryBaseline{2, 2, HistoryBaseline::Statistic::kMedian}));
+  EXPECT_EQ(got->at("io_seconds").fromHistory,
+            (HistoryBaseline{10, 1, HistoryBaseline::Statistic::kMean}));
+}
+
+// Verifies the median (odd and even counts, unsorted input) and the mean of a baseline.
+TEST(Baseline, Statistics) {
+  EXPECT_EQ(baselineOf(HistoryBaseline::Statistic::kMedian, {3, 1, 2}), 2);
+  EXPECT_EQ(baselineOf(HistoryBaseline::Statistic::kMedian, {4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(baselineOf(HistoryBaseline::Statistic::kMedian, {7}), 7);
+  EXPECT_EQ(baselineOf(HistoryBaseline::Statistic::kMean, {1, 2, 6}), 3);
+}
+
+// Verifies that a resolved history reference is judged with its basis in the message, and one
+// without enough history is NoReference saying why.
+TEST(JudgeTrial, HistoryReferences) {
+  TrialMetrics trial;
+  trial.repetitions = 1;
+  trial.metrics["effective_throughput"] = {80, 0, 80, 80, 1};
+  Reference resolved{100,
+                     0.1,
+                     std::nullopt,
+                     "samples/s",
+                     Direction::kHigher,
+                     HistoryBaseline{},
+                     "the median of the last 3 passing run(s)"};
+  const TrialVerdict regressed = judgeTrial(trial, {{"effective_throughput", resolved}}, {});
+  EXPECT_EQ(regressed.verdict, Verdict::kRegressed);
+  ASSERT_EQ(regressed.checks.size(), 1u);
+  EXPECT_EQ(regressed.checks[0].message,
+            "effective_throughput 80 samples/s, against the median of the last 3 passing run(s), "
+            "is 20% below the reference 100 (allowed \u221210%)");
+  Reference early = resolved;
+  early.value = 0;
+  early.basis =
+      "1 earlier passing run(s) of this configuration, fewer than the 3 that "
+      "fromHistory.minRuns asks for";
+  const TrialVerdict none = judgeTrial(trial, {{"effective_throughput", early}}, {});
+  EXPECT_EQ(none.verdict, Verdict::kNoReference);
+  EXPECT_EQ(none.checks[0].message,
+            "effective_throughput 80 samples/s has no reference yet: " + early.basis);
+}
+
 TEST(ParseReferences, Rejects) {
   struct Case {
     std::string name;
@@ -70,6 +130,26 @@ TEST(ParseReferences, Rejects) {
        ref({{"value", "1000"}}),
        {{et + ".value", "FieldValueTypeInvalid",
          "Invalid value: \"string\": must be of type number"}}},
+      {"fromHistory and a value",
+       ref({{"value", 10}, {"fromHistory", json::object()}}),
+       {{et + ".value", "FieldValueInvalid",
+         "Invalid value: 10: must be absent when fromHistory gives the value"}}},
+      {"fromHistory not an object",
+       ref({{"fromHistory", 5}}),
+       {{et + ".fromHistory", "FieldValueTypeInvalid",
+         "Invalid value: \"integer\": must be of type object"}}},
+      {"fromHistory runs out of range",
+       ref({{"fromHistory", {{"runs", 0}}}}),
+       {{et + ".fromHistory.runs", "FieldValueInvalid",
+         "Invalid value: 0: must be between 1 and 100"}}},
+      {"fromHistory minRuns above runs",
+       ref({{"fromHistory", {{"runs", 3}, {"minRuns", 4}}}}),
+       {{et + ".fromHistory.minRuns", "FieldValueInvalid",
+         "Invalid value: 4: must be between 1 and 3"}}},
+      {"fromHistory with an unknown statistic",
+       ref({{"fromHistory", {{"statistic", "mode"}}}}),
+       {{et + ".fromHistory.statistic", "FieldValueNotSupported",
+         "Unsupported value: \"mode\": supported values: \"median\", \"mean\""}}},
       {"a value of 0",
        ref({{"value", 0}}),
        {{et + ".value", "FieldValueInvalid", "Invalid value: 0: must be greater than 0"}}},
@@ -133,7 +213,7 @@ MetricStats mean(double value, std::int64_t n = 1) { return {value, 0, value, va
 
 Reference band(double value, std::optional<double> lower, std::optional<double> upper,
                const std::string& unit = "samples/s", Direction direction = Direction::kHigher) {
-  return {value, lower, upper, unit, direction};
+  return {value, lower, upper, unit, direction, std::nullopt, ""};
 }
 
 // Verifies every verdict, the band's semantics (inclusive bounds, open sides, direction) and

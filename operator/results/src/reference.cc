@@ -30,6 +30,48 @@ std::optional<double> number(const json& v, const std::string& field,
   return std::nullopt;
 }
 
+// An integer member of fromHistory within [low, high]; a cause otherwise.
+std::optional<std::int64_t> boundedInteger(const json& v, const std::string& field,
+                                           std::int64_t low, std::int64_t high,
+                                           std::vector<StatusCause>& causes) {
+  if (!v.is_number_integer()) {
+    causes.push_back(common::typeInvalidCause(field, v, "integer"));
+    return std::nullopt;
+  }
+  const std::int64_t n = v.get<std::int64_t>();
+  if (n < low || n > high) {
+    causes.push_back(common::invalidCause(
+        field, v.dump(),
+        "must be between " + std::to_string(low) + " and " + std::to_string(high)));
+    return std::nullopt;
+  }
+  return n;
+}
+
+constexpr HistoryBaseline::Statistic kStatistics[] = {HistoryBaseline::Statistic::kMedian,
+                                                      HistoryBaseline::Statistic::kMean};
+
+std::optional<HistoryBaseline> readHistory(const json& entry, const std::string& field,
+                                           std::vector<StatusCause>& causes) {
+  if (!entry.is_object()) {
+    causes.push_back(common::typeInvalidCause(field, entry, "object"));
+    return std::nullopt;
+  }
+  HistoryBaseline out;
+  if (const json* v = member(entry, "runs")) {
+    out.runs = boundedInteger(*v, field + ".runs", 1, 100, causes).value_or(out.runs);
+  }
+  out.minRuns = std::min(out.minRuns, out.runs);
+  if (const json* v = member(entry, "minRuns")) {
+    out.minRuns = boundedInteger(*v, field + ".minRuns", 1, out.runs, causes).value_or(out.minRuns);
+  }
+  if (const json* v = member(entry, "statistic")) {
+    out.statistic =
+        internal::oneOf(*v, kStatistics, field + ".statistic", causes).value_or(out.statistic);
+  }
+  return out;
+}
+
 // One entry of spec.references; causes are appended to `causes`.
 std::optional<Reference> readReference(const std::string& name, const json& entry,
                                        const MetricUnits& units, std::vector<StatusCause>& causes) {
@@ -40,7 +82,14 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
   }
   const std::size_t before = causes.size();
   Reference ref;
-  if (const json* v = member(entry, "value"); v == nullptr) {
+  const json* history = member(entry, "fromHistory");
+  if (history != nullptr) {
+    ref.fromHistory = readHistory(*history, field + ".fromHistory", causes);
+    if (member(entry, "value") != nullptr) {
+      causes.push_back(common::invalidCause(field + ".value", member(entry, "value")->dump(),
+                                            "must be absent when fromHistory gives the value"));
+    }
+  } else if (const json* v = member(entry, "value"); v == nullptr) {
     causes.push_back(common::requiredCause(field + ".value"));
   } else if (const std::optional<double> d = number(*v, field + ".value", causes)) {
     if (*d > 0) {
@@ -113,6 +162,10 @@ MetricCheck compare(const std::string& name, const MetricStats& stats, const Ref
   std::string message = name + " " + internal::formatNumber(stats.mean);
   if (!ref.unit.empty()) message += " " + ref.unit;
   if (stats.n > 1) message += " (mean of " + std::to_string(stats.n) + ")";
+  if (ref.value <= 0) {
+    return {name, Verdict::kNoReference, message + " has no reference yet: " + ref.basis};
+  }
+  if (!ref.basis.empty()) message += ", against " + ref.basis + ",";
   if (stats.mean == ref.value) {
     return {name, Verdict::kPass,
             message + " equals the reference " + internal::formatNumber(ref.value)};
@@ -140,6 +193,21 @@ MetricCheck compare(const std::string& name, const MetricStats& stats, const Ref
 
 std::string toString(Direction direction) {
   return direction == Direction::kHigher ? "higher" : "lower";
+}
+
+std::string toString(HistoryBaseline::Statistic statistic) {
+  return statistic == HistoryBaseline::Statistic::kMedian ? "median" : "mean";
+}
+
+double baselineOf(HistoryBaseline::Statistic statistic, std::vector<double> values) {
+  if (statistic == HistoryBaseline::Statistic::kMean) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return sum / static_cast<double>(values.size());
+  }
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 std::string toString(Verdict verdict) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +19,24 @@ enum class Direction { kHigher, kLower };
 /// "higher", "lower".
 std::string toString(Direction direction);
 
+/// Where a reference's value comes from when the spec gives none: the metric's `statistic` over
+/// the trials of the same configuration in the latest `runs` earlier runs that passed.
+struct HistoryBaseline {
+  enum class Statistic { kMedian, kMean };
+  std::int64_t runs = 5;
+  /// With fewer passing runs than this there is no reference yet (NoReference).
+  std::int64_t minRuns = 3;
+  Statistic statistic = Statistic::kMedian;
+
+  bool operator==(const HistoryBaseline&) const = default;
+};
+
+/// "median", "mean".
+std::string toString(HistoryBaseline::Statistic statistic);
+
+/// The statistic of `values` (not empty).
+double baselineOf(HistoryBaseline::Statistic statistic, std::vector<double> values);
+
 /// A reference result: the band [value × (1 − lower), value × (1 + upper)], bounds inclusive;
 /// an absent bound leaves that side open.
 struct Reference {
@@ -26,6 +45,10 @@ struct Reference {
   std::optional<double> upper;  // a fraction of value, at least 0
   std::string unit;
   Direction direction = Direction::kHigher;
+  /// Set for a reference from history; the controller resolves it into `value` (0 while there
+  /// is too little history) and `basis`, which the checks' messages quote.
+  std::optional<HistoryBaseline> fromHistory;
+  std::string basis;
 
   bool operator==(const Reference&) const = default;
 };
@@ -34,9 +57,11 @@ struct Reference {
 using References = std::map<std::string, Reference>;
 
 /// Parses spec.references, an object from metric name to {value, lower, upper, unit,
-/// direction} (null reads as empty; null fields count as absent; unknown fields are ignored).
-/// `value` is required and above 0; `unit` defaults to the metric's unit in `units` and, when
-/// both are known, must equal it. Errors are Invalid, one cause per problem naming its field
+/// direction, fromHistory} (null reads as empty; null fields count as absent; unknown fields are
+/// ignored). Exactly one of `value` (above 0) and `fromHistory` ({runs: 1..100, default 5;
+/// minRuns: 1..runs, default min(3, runs); statistic: median or mean}) is required; `unit` defaults
+/// to the metric's unit in `units` and, when both are known, must equal it. Errors are Invalid, one
+/// cause per problem naming its field
 /// (`spec.references.effective_throughput.lower`). Never throws.
 common::Result<References> parseReferences(const nlohmann::json& references,
                                            const MetricUnits& units);
@@ -64,7 +89,8 @@ struct TrialVerdict {
 };
 
 /// Judges a trial: each metric with a reference or in `required` must be present in every
-/// repetition (else MetricMissing); a referenced metric's mean is Regressed when it lies beyond
+/// repetition (else MetricMissing); a history reference without a value yet is NoReference; a
+/// referenced metric's mean is Regressed when it lies beyond
 /// the band on the worse side of `direction`, and Pass otherwise (beyond the band on the better
 /// side is an improvement: Pass, with a note). The trial's verdict is its most severe check's,
 /// NoReference when there is none.
