@@ -116,7 +116,8 @@ TEST(JudgeTrials, OnlyEndedTrialsFromSucceededUnits) {
       unit(2, UnitPhase::kSucceeded, 99),  unit(2, UnitPhase::kRunning, 0),
       unit(3, UnitPhase::kFailed, 0),
   };
-  const std::vector<TrialResult> judged = judgeTrials(units, references, {});
+  const std::vector<TrialResult> judged =
+      judgeTrials(units, [&](std::int64_t) { return references; }, {});
   ASSERT_EQ(judged.size(), 2u);
   EXPECT_EQ(judged[0].trial, 0);
   EXPECT_EQ(judged[0].verdict.verdict, results::Verdict::kPass);

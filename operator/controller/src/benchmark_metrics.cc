@@ -13,6 +13,7 @@
 #include "hetbench/results/metrics.h"
 #include "hetbench/results/reference.h"
 #include "hetbench/results/summary.h"
+#include "history_baseline.h"
 
 namespace hetbench::controller {
 namespace {
@@ -98,7 +99,10 @@ FinishedTrial judged(const json& entry, const std::vector<UnitRecord>& units,
       {"energy_joules", results::kEnergyJoules}};
   for (const auto& [series, total] : epochValues)
     if (std::optional<double> v = perEpoch(measured, total)) t.values[std::string(series)] = *v;
-  for (const auto& [metric, reference] : references) {
+  for (const auto& [metric, configured] : references) {
+    const results::Reference reference =
+        configured.fromHistory ? detail::frozenBaseline(configured, entry, metric) : configured;
+    if (reference.value <= 0) continue;  // no baseline yet
     ReferencePoint p;
     p.value = reference.value;
     if (reference.lower) p.lower = reference.value * (1 - *reference.lower);
@@ -178,6 +182,11 @@ std::vector<Configuration> distinct(const std::vector<Configuration>& configurat
 std::vector<Configuration> plannedConfigurations(const json& run) {
   const std::optional<RunView> view = readRun(run);
   return view ? distinct(view->byTrial) : std::vector<Configuration>{};
+}
+
+std::vector<Configuration> trialConfigurations(const json& run) {
+  std::optional<RunView> view = readRun(run);
+  return view ? std::move(view->byTrial) : std::vector<Configuration>{};
 }
 
 std::vector<FinishedTrial> finishedTrials(const json& run) {

@@ -10,23 +10,28 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kRunIndex = "run";
+constexpr const char* kScheduleIndex = "schedule";
+/// Schedule keys share nothing with run keys: a namespace has no ':'.
+constexpr std::string_view kScheduleKeyPrefix = "schedule:";
 
-std::string runLabel(const json& object) {
+std::string labelOf(const json& object, std::string_view key) {
   const json& meta = object.value("metadata", json::object());
   const json& labels = meta.value("labels", json::object());
-  auto it = labels.find(std::string(benchmark::kRunLabel));
+  auto it = labels.find(std::string(key));
   return it != labels.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+
+std::string runLabel(const json& object) { return labelOf(object, benchmark::kRunLabel); }
 
 std::string namespaceOf(const json& object) {
   return object.value("metadata", json::object()).value("namespace", "");
 }
 
-std::vector<json> byRun(const std::vector<std::unique_ptr<kube::Informer>>& informers,
-                        const std::string& ns, const std::string& run) {
+std::vector<json> byIndex(const std::vector<std::unique_ptr<kube::Informer>>& informers,
+                          const char* index, const std::string& ns, const std::string& value) {
   std::vector<json> out;
   for (const auto& informer : informers) {
-    std::vector<json> found = informer->byIndex(kRunIndex, ns + "/" + run);
+    std::vector<json> found = informer->byIndex(index, ns + "/" + value);
     for (json& object : found) out.push_back(std::move(object));
   }
   return out;
@@ -35,22 +40,39 @@ std::vector<json> byRun(const std::vector<std::unique_ptr<kube::Informer>>& info
 }  // namespace
 
 /// The informers' caches, one informer per resource and watched namespace.
-class Manager::Cache final : public RunCache {
+class Manager::Cache final : public RunCache, public ScheduleCache {
  public:
   std::optional<json> run(const std::string& ns, const std::string& name) const override {
-    for (const auto& informer : runs)
+    for (const auto& informer : runInformers)
       if (auto found = informer->get(ns, name)) return found;
     return std::nullopt;
   }
+  std::vector<json> runs(const std::string& ns) const override {
+    std::vector<json> out;
+    for (const auto& informer : runInformers)
+      for (json& run : informer->list())
+        if (namespaceOf(run) == ns) out.push_back(std::move(run));
+    return out;
+  }
   std::vector<json> pods(const std::string& ns, const std::string& run) const override {
-    return byRun(podInformers, ns, run);
+    return byIndex(podInformers, kRunIndex, ns, run);
   }
   std::vector<json> jobs(const std::string& ns, const std::string& run) const override {
-    return byRun(jobInformers, ns, run);
+    return byIndex(jobInformers, kRunIndex, ns, run);
   }
   std::vector<json> ipuJobs(const std::string& ns, const std::string& run) const override {
     std::lock_guard lock(ipuMu);
-    return byRun(ipuJobInformers, ns, run);
+    return byIndex(ipuJobInformers, kRunIndex, ns, run);
+  }
+  std::optional<json> schedule(const std::string& ns, const std::string& name) const override {
+    std::lock_guard lock(ipuMu);
+    for (const auto& informer : scheduleInformers)
+      if (auto found = informer->get(ns, name)) return found;
+    return std::nullopt;
+  }
+  std::vector<json> scheduledRuns(const std::string& ns,
+                                  const std::string& schedule) const override {
+    return byIndex(runInformers, kScheduleIndex, ns, schedule);
   }
 
   bool synced() const {
@@ -60,21 +82,26 @@ class Manager::Cache final : public RunCache {
       return true;
     };
     std::lock_guard lock(ipuMu);
-    return all(runs) && all(podInformers) && all(jobInformers) && all(ipuJobInformers);
+    return all(runInformers) && all(podInformers) && all(jobInformers) && all(ipuJobInformers) &&
+           all(scheduleInformers);
   }
 
   void stop() {
-    for (auto* group : {&runs, &podInformers, &jobInformers})
+    for (auto* group : {&runInformers, &podInformers, &jobInformers})
       for (auto& i : *group) i->stop();
     std::lock_guard lock(ipuMu);
     for (auto& i : ipuJobInformers) i->stop();
+    for (auto& i : scheduleInformers) i->stop();
   }
 
-  std::vector<std::unique_ptr<kube::Informer>> runs;
+  std::vector<std::unique_ptr<kube::Informer>> runInformers;
   std::vector<std::unique_ptr<kube::Informer>> podInformers;
   std::vector<std::unique_ptr<kube::Informer>> jobInformers;
+  /// Guards the informers of resources that are discovered later: IPUJobs and
+  /// BenchmarkSchedules, whose CRDs may be installed after the operator starts.
   mutable std::mutex ipuMu;
   std::vector<std::unique_ptr<kube::Informer>> ipuJobInformers;
+  std::vector<std::unique_ptr<kube::Informer>> scheduleInformers;
 };
 
 Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
@@ -88,11 +115,14 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
       cache_(std::make_unique<Cache>()) {
   if (options_.namespaces.empty()) options_.namespaces.push_back("");
   queue_ = std::make_unique<kube::WorkQueue>(clock_, kube::RateLimitOptions{},
-                                             metrics_.workQueueObserver());
+                                             metrics_.workQueueObserver(kRunController));
+  scheduleQueue_ = std::make_unique<kube::WorkQueue>(
+      clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(kScheduleController));
   ReconcileObserver observer;
   observer.runFinished = [this](const std::string& phase) { metrics_.runFinished(phase); };
   reconciler_ = std::make_unique<Reconciler>(client_, *cache_, clock_, events_, options_.reconciler,
                                              options_.logs, std::move(observer));
+  scheduleReconciler_ = std::make_unique<ScheduleReconciler>(client_, *cache_, clock_, events_);
 }
 
 Manager::~Manager() { stop(); }
@@ -116,6 +146,11 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
     handlers.onDelete = [this](const json& o) { enqueueOwner(o); };
     informer->addHandlers(std::move(handlers));
   } else {
+    informer->addIndex(kScheduleIndex, [](const json& object) -> std::vector<std::string> {
+      const std::string schedule = labelOf(object, benchmark::kScheduleLabel);
+      if (schedule.empty()) return {};
+      return {namespaceOf(object) + "/" + schedule};
+    });
     kube::InformerHandlers handlers;
     handlers.onAdd = [this](const json& o) { enqueueRun(o); };
     handlers.onUpdate = [this](const json&, const json& now) { enqueueRun(now); };
@@ -125,37 +160,73 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
   return informer;
 }
 
-void Manager::enqueueRun(const json& run) { queue_->add(kube::objectKey(run)); }
+void Manager::enqueueRun(const json& run) {
+  queue_->add(kube::objectKey(run));
+  const std::string schedule = labelOf(run, benchmark::kScheduleLabel);
+  if (!schedule.empty())
+    scheduleQueue_->add(std::string(kScheduleKeyPrefix) + namespaceOf(run) + "/" + schedule);
+}
+
+void Manager::enqueueSchedule(const json& schedule) {
+  scheduleQueue_->add(std::string(kScheduleKeyPrefix) + kube::objectKey(schedule));
+}
 
 void Manager::enqueueOwner(const json& workload) {
   const std::string run = runLabel(workload);
   if (!run.empty()) queue_->add(namespaceOf(workload) + "/" + run);
 }
 
-void Manager::startIpuJobInformers() {
-  common::Result<kube::GroupVersionResource> served =
-      client_.resourceFor(kIpuJobs.apiVersion(), "IPUJob");
-  if (!served.isOk()) return;
-  std::vector<std::unique_ptr<kube::Informer>> started;
-  for (const std::string& ns : options_.namespaces) {
-    started.push_back(makeInformer(kIpuJobs, ns, true));
-    started.back()->start();
+void Manager::startDiscoveredInformers() {
+  bool needIpu = false;
+  bool needSchedules = false;
+  {
+    std::lock_guard lock(cache_->ipuMu);
+    needIpu = cache_->ipuJobInformers.empty();
+    needSchedules = cache_->scheduleInformers.empty();
   }
-  std::lock_guard lock(cache_->ipuMu);
-  for (auto& informer : started) cache_->ipuJobInformers.push_back(std::move(informer));
-  spdlog::info("watching IPUJobs ({} is served)", kIpuJobs.apiVersion());
+  if (needIpu && client_.resourceFor(kIpuJobs.apiVersion(), "IPUJob").isOk()) {
+    std::vector<std::unique_ptr<kube::Informer>> started;
+    for (const std::string& ns : options_.namespaces) {
+      started.push_back(makeInformer(kIpuJobs, ns, true));
+      started.back()->start();
+    }
+    std::lock_guard lock(cache_->ipuMu);
+    for (auto& informer : started) cache_->ipuJobInformers.push_back(std::move(informer));
+    spdlog::info("watching IPUJobs ({} is served)", kIpuJobs.apiVersion());
+  }
+  if (needSchedules &&
+      client_.resourceFor(kBenchmarkSchedules.apiVersion(), std::string(benchmark::kScheduleKind))
+          .isOk()) {
+    std::vector<std::unique_ptr<kube::Informer>> started;
+    for (const std::string& ns : options_.namespaces) {
+      kube::InformerOptions options;
+      options.ns = ns;
+      options.resync = options_.resync;
+      auto informer =
+          std::make_unique<kube::Informer>(client_, kBenchmarkSchedules, options, clock_, random_);
+      kube::InformerHandlers handlers;
+      handlers.onAdd = [this](const json& o) { enqueueSchedule(o); };
+      handlers.onUpdate = [this](const json&, const json& now) { enqueueSchedule(now); };
+      informer->addHandlers(std::move(handlers));
+      informer->start();
+      started.push_back(std::move(informer));
+    }
+    std::lock_guard lock(cache_->ipuMu);
+    for (auto& informer : started) cache_->scheduleInformers.push_back(std::move(informer));
+    spdlog::info("watching BenchmarkSchedules ({} is served)", kBenchmarkSchedules.apiVersion());
+  }
 }
 
 void Manager::start() {
   for (const std::string& ns : options_.namespaces) {
-    cache_->runs.push_back(makeInformer(kBenchmarkRuns, ns, false));
+    cache_->runInformers.push_back(makeInformer(kBenchmarkRuns, ns, false));
     cache_->podInformers.push_back(makeInformer(kube::resources::kPods, ns, true));
     cache_->jobInformers.push_back(makeInformer(kube::resources::kJobs, ns, true));
   }
-  for (auto& informer : cache_->runs) informer->addHandlers(options_.runHandlers);
-  for (auto* group : {&cache_->runs, &cache_->podInformers, &cache_->jobInformers})
+  for (auto& informer : cache_->runInformers) informer->addHandlers(options_.runHandlers);
+  for (auto* group : {&cache_->runInformers, &cache_->podInformers, &cache_->jobInformers})
     for (auto& informer : *group) informer->start();
-  startIpuJobInformers();
+  startDiscoveredInformers();
   housekeepingThread_ = std::thread([this] { housekeeping(); });
 
   if (!options_.leaderElect) {
@@ -194,50 +265,60 @@ void Manager::housekeeping() {
     if (stopping_) break;
     if (!workersStarted_ && (leading_ || !options_.leaderElect) && cache_->synced()) {
       workersStarted_ = true;
-      for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
-      // Every run is looked at once; the informers' first adds may predate the workers.
-      for (const auto& informer : cache_->runs)
+      for (int i = 0; i < options_.workers; ++i) {
+        workers_.emplace_back([this] { work(*queue_, kRunController); });
+      }
+      workers_.emplace_back([this] { work(*scheduleQueue_, kScheduleController); });
+      // Every object is looked at once; the informers' first adds may predate the workers.
+      for (const auto& informer : cache_->runInformers)
         for (const json& run : informer->list()) queue_->add(kube::objectKey(run));
+      std::lock_guard ipuLock(cache_->ipuMu);
+      for (const auto& informer : cache_->scheduleInformers)
+        for (const json& schedule : informer->list()) enqueueSchedule(schedule);
     }
-    bool needIpu = false;
+    bool needDiscovery = false;
     {
       std::lock_guard ipuLock(cache_->ipuMu);
-      needIpu = cache_->ipuJobInformers.empty();
+      needDiscovery = cache_->ipuJobInformers.empty() || cache_->scheduleInformers.empty();
     }
-    if (needIpu && clock_.monotonic() >= nextDiscovery) {
+    if (needDiscovery && clock_.monotonic() >= nextDiscovery) {
       nextDiscovery = clock_.monotonic() + options_.discoveryInterval;
       lock.unlock();
-      startIpuJobInformers();
+      startDiscoveredInformers();
       lock.lock();
+      // A schedule informer started after the workers delivers its objects through its handlers.
     }
   }
 }
 
-void Manager::work() {
-  while (std::optional<std::string> key = queue_->get()) {
+void Manager::work(kube::WorkQueue& queue, std::string_view controller) {
+  while (std::optional<std::string> key = queue.get()) {
     if (draining_) {  // shutting down: start no new work
-      queue_->done(*key);
+      queue.done(*key);
       continue;
     }
-    const std::size_t slash = key->find('/');
-    const std::string ns = key->substr(0, slash);
-    const std::string name = slash == std::string::npos ? *key : key->substr(slash + 1);
+    const bool isSchedule = key->starts_with(kScheduleKeyPrefix);
+    const std::string objectKey = isSchedule ? key->substr(kScheduleKeyPrefix.size()) : *key;
+    const std::size_t slash = objectKey.find('/');
+    const std::string ns = objectKey.substr(0, slash);
+    const std::string name = slash == std::string::npos ? objectKey : objectKey.substr(slash + 1);
     const common::MonoTime began = clock_.monotonic();
-    common::Result<ReconcileResult> result = reconciler_->reconcile(ns, name);
+    common::Result<ReconcileResult> result =
+        isSchedule ? scheduleReconciler_->reconcile(ns, name) : reconciler_->reconcile(ns, name);
     const auto took = clock_.monotonic() - began;
     if (!result.isOk()) {
       spdlog::warn("reconcile {}: {}", *key, result.status().toString());
-      metrics_.reconciled("error", took);
-      queue_->addRateLimited(*key);
+      metrics_.reconciled(controller, "error", took);
+      queue.addRateLimited(*key);
     } else if (result.value().requeueAfter) {
-      metrics_.reconciled("requeue_after", took);
-      queue_->forget(*key);
-      queue_->addAfter(*key, *result.value().requeueAfter);
+      metrics_.reconciled(controller, "requeue_after", took);
+      queue.forget(*key);
+      queue.addAfter(*key, *result.value().requeueAfter);
     } else {
-      metrics_.reconciled("success", took);
-      queue_->forget(*key);
+      metrics_.reconciled(controller, "success", took);
+      queue.forget(*key);
     }
-    queue_->done(*key);
+    queue.done(*key);
   }
 }
 
@@ -245,11 +326,11 @@ bool Manager::ready() const { return cache_->synced(); }
 
 std::map<std::string, std::uint64_t> Manager::watchRestarts() const {
   std::map<std::string, std::uint64_t> out;
-  for (const auto* group : {&cache_->runs, &cache_->podInformers, &cache_->jobInformers})
+  for (const auto* group : {&cache_->runInformers, &cache_->podInformers, &cache_->jobInformers})
     for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
   std::lock_guard lock(cache_->ipuMu);
-  for (const auto& informer : cache_->ipuJobInformers)
-    out[informer->resource()] += informer->watchRestarts();
+  for (const auto* group : {&cache_->ipuJobInformers, &cache_->scheduleInformers})
+    for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
   return out;
 }
 
@@ -267,6 +348,7 @@ void Manager::stop() {
   }
   draining_ = true;
   queue_->shutDown();
+  scheduleQueue_->shutDown();
   if (housekeepingThread_.joinable()) housekeepingThread_.join();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();

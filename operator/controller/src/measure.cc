@@ -71,9 +71,10 @@ UnitMeasurement measureUnit(const fs::path& unitDir, const std::vector<results::
   return out;
 }
 
-std::vector<TrialResult> judgeTrials(const std::vector<UnitRecord>& units,
-                                     const results::References& references,
-                                     const std::vector<std::string>& required) {
+std::vector<TrialResult> judgeTrials(
+    const std::vector<UnitRecord>& units,
+    const std::function<results::References(std::int64_t trial)>& referencesOf,
+    const std::vector<std::string>& required) {
   std::map<std::int64_t, std::vector<const UnitRecord*>> byTrial;
   for (const UnitRecord& unit : units) byTrial[unit.trial].push_back(&unit);
   std::vector<TrialResult> out;
@@ -91,7 +92,7 @@ std::vector<TrialResult> judgeTrials(const std::vector<UnitRecord>& units,
     TrialResult result;
     result.trial = trial;
     result.metrics = results::aggregateTrial(values);
-    result.verdict = results::judgeTrial(result.metrics, references, required);
+    result.verdict = results::judgeTrial(result.metrics, referencesOf(trial), required);
     out.push_back(std::move(result));
   }
   return out;

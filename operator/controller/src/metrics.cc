@@ -13,52 +13,14 @@ const prometheus::Histogram::BucketBoundaries& latencyBuckets() {
 
 double seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
-const prometheus::Labels kController = {{"controller", "benchmarkrun"}};
-const prometheus::Labels kQueue = {{"name", "benchmarkrun"}};
-
 }  // namespace
 
 ControllerMetrics::ControllerMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       reconcileTotal_(prometheus::BuildCounter()
                           .Name("controller_runtime_reconcile_total")
-                          .Help("Reconciles of BenchmarkRuns by result.")
+                          .Help("Reconciles by controller and result.")
                           .Register(*registry_)),
-      reconcileErrors_(prometheus::BuildCounter()
-                           .Name("controller_runtime_reconcile_errors_total")
-                           .Help("Reconciles that returned an error.")
-                           .Register(*registry_)
-                           .Add(kController)),
-      reconcileTime_(prometheus::BuildHistogram()
-                         .Name("controller_runtime_reconcile_time_seconds")
-                         .Help("Time a reconcile of one BenchmarkRun took.")
-                         .Register(*registry_)
-                         .Add(kController, latencyBuckets())),
-      depth_(prometheus::BuildGauge()
-                 .Name("workqueue_depth")
-                 .Help("Keys waiting in the work queue.")
-                 .Register(*registry_)
-                 .Add(kQueue)),
-      adds_(prometheus::BuildCounter()
-                .Name("workqueue_adds_total")
-                .Help("Keys added to the work queue.")
-                .Register(*registry_)
-                .Add(kQueue)),
-      queueDuration_(prometheus::BuildHistogram()
-                         .Name("workqueue_queue_duration_seconds")
-                         .Help("Time a key waited in the work queue before a worker took it.")
-                         .Register(*registry_)
-                         .Add(kQueue, latencyBuckets())),
-      workDuration_(prometheus::BuildHistogram()
-                        .Name("workqueue_work_duration_seconds")
-                        .Help("Time a worker spent on a key.")
-                        .Register(*registry_)
-                        .Add(kQueue, latencyBuckets())),
-      retries_(prometheus::BuildCounter()
-                   .Name("workqueue_retries_total")
-                   .Help("Keys re-added after an error.")
-                   .Register(*registry_)
-                   .Add(kQueue)),
       requests_(prometheus::BuildCounter()
                     .Name("rest_client_requests_total")
                     .Help("Kubernetes API requests by verb and HTTP code (0: no response).")
@@ -76,19 +38,61 @@ ControllerMetrics::ControllerMetrics()
                         .Name("hetbench_runs_finished_total")
                         .Help("BenchmarkRuns that reached a final phase, by phase.")
                         .Register(*registry_)) {
-  for (const char* result : {"success", "error", "requeue_after"}) {
-    prometheus::Labels labels = kController;
-    labels["result"] = result;
-    reconcileTotal_.Add(labels);
+  auto& errors = prometheus::BuildCounter()
+                     .Name("controller_runtime_reconcile_errors_total")
+                     .Help("Reconciles that returned an error.")
+                     .Register(*registry_);
+  auto& reconcileTime = prometheus::BuildHistogram()
+                            .Name("controller_runtime_reconcile_time_seconds")
+                            .Help("Time a reconcile of one object took.")
+                            .Register(*registry_);
+  auto& depth = prometheus::BuildGauge()
+                    .Name("workqueue_depth")
+                    .Help("Keys waiting in the work queue.")
+                    .Register(*registry_);
+  auto& adds = prometheus::BuildCounter()
+                   .Name("workqueue_adds_total")
+                   .Help("Keys added to the work queue.")
+                   .Register(*registry_);
+  auto& queueDuration = prometheus::BuildHistogram()
+                            .Name("workqueue_queue_duration_seconds")
+                            .Help("Time a key waited in the work queue before a worker took it.")
+                            .Register(*registry_);
+  auto& workDuration = prometheus::BuildHistogram()
+                           .Name("workqueue_work_duration_seconds")
+                           .Help("Time a worker spent on a key.")
+                           .Register(*registry_);
+  auto& retries = prometheus::BuildCounter()
+                      .Name("workqueue_retries_total")
+                      .Help("Keys re-added after an error.")
+                      .Register(*registry_);
+  for (std::string_view name : {kRunController, kScheduleController}) {
+    const prometheus::Labels controller = {{"controller", std::string(name)}};
+    const prometheus::Labels queue = {{"name", std::string(name)}};
+    for (const char* result : {"success", "error", "requeue_after"}) {
+      prometheus::Labels labels = controller;
+      labels["result"] = result;
+      reconcileTotal_.Add(labels);
+    }
+    series_.emplace(
+        std::string(name),
+        Series{&errors.Add(controller), &reconcileTime.Add(controller, latencyBuckets()),
+               &depth.Add(queue), &adds.Add(queue), &queueDuration.Add(queue, latencyBuckets()),
+               &workDuration.Add(queue, latencyBuckets()), &retries.Add(queue)});
   }
 }
 
-void ControllerMetrics::reconciled(std::string_view result, std::chrono::nanoseconds took) {
-  prometheus::Labels labels = kController;
-  labels["result"] = std::string(result);
-  reconcileTotal_.Add(labels).Increment();
-  if (result == "error") reconcileErrors_.Increment();
-  reconcileTime_.Observe(seconds(took));
+ControllerMetrics::Series& ControllerMetrics::series(std::string_view controller) {
+  return series_.find(controller)->second;
+}
+
+void ControllerMetrics::reconciled(std::string_view controller, std::string_view result,
+                                   std::chrono::nanoseconds took) {
+  Series& s = series(controller);
+  reconcileTotal_.Add({{"controller", std::string(controller)}, {"result", std::string(result)}})
+      .Increment();
+  if (result == "error") s.errors->Increment();
+  s.reconcileTime->Observe(seconds(took));
 }
 
 void ControllerMetrics::runFinished(const std::string& phase) {
@@ -99,13 +103,14 @@ void ControllerMetrics::leader(bool leading) { leader_.Set(leading ? 1 : 0); }
 
 bool ControllerMetrics::leading() const { return leader_.Value() == 1; }
 
-kube::WorkQueueObserver ControllerMetrics::workQueueObserver() {
+kube::WorkQueueObserver ControllerMetrics::workQueueObserver(std::string_view controller) {
+  Series* s = &series(controller);
   kube::WorkQueueObserver o;
-  o.depth = [this](std::size_t depth) { depth_.Set(static_cast<double>(depth)); };
-  o.added = [this] { adds_.Increment(); };
-  o.queued = [this](std::chrono::nanoseconds d) { queueDuration_.Observe(seconds(d)); };
-  o.worked = [this](std::chrono::nanoseconds d) { workDuration_.Observe(seconds(d)); };
-  o.retried = [this] { retries_.Increment(); };
+  o.depth = [s](std::size_t depth) { s->depth->Set(static_cast<double>(depth)); };
+  o.added = [s] { s->adds->Increment(); };
+  o.queued = [s](std::chrono::nanoseconds d) { s->queueDuration->Observe(seconds(d)); };
+  o.worked = [s](std::chrono::nanoseconds d) { s->workDuration->Observe(seconds(d)); };
+  o.retried = [s] { s->retries->Increment(); };
   return o;
 }
 

@@ -1,3 +1,4 @@
+#include "history_baseline.h"
 #include "pass.h"
 
 namespace hetbench::controller::detail {
@@ -7,7 +8,25 @@ void Pass::addResults(json& status, const std::vector<UnitRecord>& units) const 
   json trialResults = json::array();
   std::vector<results::Verdict> verdicts;
   std::string regressed;
-  for (const TrialResult& judged : judgeTrials(units, references_, required_)) {
+  const bool fromHistory =
+      std::any_of(references_.begin(), references_.end(),
+                  [](const auto& entry) { return entry.second.fromHistory.has_value(); });
+  std::map<std::int64_t, json> previous;  // trial → its earlier status.results entry
+  if (const json& old = member(member(run_, "status"), "results"); old.is_array()) {
+    for (const json& r : old)
+      if (member(r, "trial").is_number_integer()) previous[r["trial"].get<std::int64_t>()] = r;
+  }
+  std::vector<json> history;
+  if (fromHistory) history = cache_.runs(ref_.ns);
+  std::map<std::int64_t, json> baselines;
+  auto referencesOf = [&](std::int64_t trial) {
+    if (!fromHistory) return references_;
+    ResolvedReferences resolved =
+        resolveHistory(references_, run_, trial, previous[trial], history);
+    baselines[trial] = std::move(resolved.baselines);
+    return resolved.references;
+  };
+  for (const TrialResult& judged : judgeTrials(units, referencesOf, required_)) {
     json metrics = json::object();
     for (const auto& [name, stats] : judged.metrics.metrics) {
       metrics[name] = {{"mean", stats.mean},
@@ -31,6 +50,7 @@ void Pass::addResults(json& status, const std::vector<UnitRecord>& units) const 
                   {"repetitions", judged.metrics.repetitions},
                   {"metrics", std::move(metrics)}};
     if (!checks.empty()) entry["checks"] = std::move(checks);
+    if (fromHistory) entry["baselines"] = baselines[judged.trial];
     for (const UnitRecord& unit : units) {
       if (unit.trial == judged.trial) {
         entry["parameters"] = unit.params;

@@ -65,9 +65,11 @@ std::optional<std::string> WorkQueue::get() {
     if (delayed_.empty()) {
       cv_.wait(lock);
     } else {
-      // The clock may not be the steady clock, so wait the remaining time and check again.
+      // The clock may not be the steady clock (a FakeClock moves when a test says), so wait
+      // the remaining time, at most kRecheck, and look again.
       const auto remaining = delayed_.begin()->first - clock_.monotonic();
-      cv_.wait_for(lock, std::max(remaining, std::chrono::nanoseconds(0)));
+      cv_.wait_for(lock, std::clamp<std::chrono::nanoseconds>(
+                             remaining, std::chrono::nanoseconds(0), kRecheck));
     }
   }
 }

@@ -9,7 +9,8 @@ namespace hetbench::kubesim {
 Cluster::Cluster(ClusterOptions options)
     : options_(std::move(options)), store_(options_.watchHistory) {
   registerBuiltinResources(registry_);
-  api_ = std::make_unique<Api>(store_, registry_, clock_, random_);
+  api_ =
+      std::make_unique<Api>(store_, registry_, options_.clock ? *options_.clock : clock_, random_);
 }
 
 Cluster::~Cluster() { stop(); }

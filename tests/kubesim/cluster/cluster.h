@@ -20,6 +20,9 @@ struct ClusterOptions {
   std::size_t watchHistory = 10000;
   std::chrono::milliseconds restartBackoff{std::chrono::seconds(10)};
   std::chrono::milliseconds jobBackoff{std::chrono::seconds(10)};
+  /// The clock that stamps objects and logs; the cluster's own SystemClock when null (a test
+  /// that moves a FakeClock for its controller gives it here, so that both agree on the time).
+  const common::Clock* clock = nullptr;
 };
 
 /// The whole simulated cluster in one process: the store and API semantics, the default

@@ -56,6 +56,7 @@ Harness::Harness(Options options) : options_(std::move(options)) {
   cluster.watchHistory = options_.watchHistory;
   cluster.restartBackoff = options_.restartBackoff;
   cluster.jobBackoff = options_.jobBackoff;
+  cluster.clock = options_.clock;
   cluster_ = std::make_unique<Cluster>(std::move(cluster));
   if (!cluster_->start().isOk()) std::abort();
   ApiServerOptions api;

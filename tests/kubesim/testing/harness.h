@@ -28,6 +28,8 @@ class Harness {
     std::size_t watchHistory = 10000;
     std::chrono::milliseconds restartBackoff{100};
     std::chrono::milliseconds jobBackoff{100};
+    /// As ClusterOptions::clock.
+    const common::Clock* clock = nullptr;
   };
 
   Harness();

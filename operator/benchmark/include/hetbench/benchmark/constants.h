@@ -10,6 +10,14 @@ inline constexpr std::string_view kApiVersion = "hetbench.io/v1alpha1";
 inline constexpr std::string_view kKind = "BenchmarkRun";
 inline constexpr std::string_view kPlural = "benchmarkruns";
 
+inline constexpr std::string_view kScheduleKind = "BenchmarkSchedule";
+inline constexpr std::string_view kSchedulePlural = "benchmarkschedules";
+
+/// On a run a BenchmarkSchedule created: the schedule's name, and the slot the run is for
+/// (RFC 3339), which names the run and survives the schedule's status.
+inline constexpr std::string_view kScheduleLabel = "hetbench.io/schedule";
+inline constexpr std::string_view kScheduledTimeAnnotation = "hetbench.io/scheduled-time";
+
 /// Labels on every workload object (and on the pods of Job and IPUJob templates).
 inline constexpr std::string_view kRunLabel = "hetbench.io/run";  // the run's name
 inline constexpr std::string_view kTrialLabel = "hetbench.io/trial";

@@ -67,6 +67,10 @@ struct FinishedTrial {
 /// is everything of a run the operator refused. Never throws on a malformed object.
 std::vector<FinishedTrial> finishedTrials(const nlohmann::json& run);
 
+/// The configuration of each trial an accepted run plans, by trial index; none before
+/// acceptance.
+std::vector<Configuration> trialConfigurations(const nlohmann::json& run);
+
 /// The configurations of every trial an accepted run plans, each once; none before acceptance.
 std::vector<Configuration> plannedConfigurations(const nlohmann::json& run);
 

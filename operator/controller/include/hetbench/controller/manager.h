@@ -15,6 +15,7 @@
 #include "hetbench/common/ids.h"
 #include "hetbench/controller/metrics.h"
 #include "hetbench/controller/reconciler.h"
+#include "hetbench/controller/schedule_reconciler.h"
 #include "hetbench/kube/client.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/informer.h"
@@ -34,14 +35,16 @@ struct ManagerOptions {
   /// Told of every change of a watched BenchmarkRun, on the informer's thread, besides the
   /// controller (the benchmark metrics follow the runs' status through them).
   kube::InformerHandlers runHandlers;
-  /// How often a missing IPUJob resource is looked for again (the CRD may come later).
+  /// How often a missing IPUJob or BenchmarkSchedule resource is looked for again (its CRD
+  /// may come later).
   std::chrono::nanoseconds discoveryInterval{std::chrono::seconds(30)};
 };
 
-/// Runs the BenchmarkRun controller: informers on BenchmarkRuns and on the Pods, Jobs and
-/// IPUJobs labelled hetbench.io/run (per watched namespace), a work queue, `workers`
-/// reconcile threads started once the caches have synced and, with leader election, only
-/// while this replica leads.
+/// Runs the BenchmarkRun and BenchmarkSchedule controllers: informers on BenchmarkRuns,
+/// BenchmarkSchedules and the Pods, Jobs and IPUJobs labelled hetbench.io/run (per watched
+/// namespace), a work queue per controller, `workers` run reconcile threads and one schedule
+/// thread, started once the caches have synced and, with leader election, only while this
+/// replica leads. IPUJobs and BenchmarkSchedules are watched once their resources are served.
 class Manager {
  public:
   Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
@@ -68,13 +71,14 @@ class Manager {
 
  private:
   class Cache;
-  void work();
+  void work(kube::WorkQueue& queue, std::string_view controller);
   void housekeeping();
   void enqueueRun(const nlohmann::json& run);
   void enqueueOwner(const nlohmann::json& workload);
+  void enqueueSchedule(const nlohmann::json& schedule);
   std::unique_ptr<kube::Informer> makeInformer(const kube::GroupVersionResource& gvr,
                                                const std::string& ns, bool labelled);
-  void startIpuJobInformers();
+  void startDiscoveredInformers();
 
   kube::KubeClient& client_;
   const common::Clock& clock_;
@@ -85,6 +89,8 @@ class Manager {
   std::unique_ptr<Cache> cache_;
   std::unique_ptr<kube::WorkQueue> queue_;
   std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<kube::WorkQueue> scheduleQueue_;
+  std::unique_ptr<ScheduleReconciler> scheduleReconciler_;
   std::unique_ptr<kube::LeaderElector> elector_;
 
   std::mutex mu_;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,11 @@ struct TrialResult {
 };
 
 /// Judges every trial whose units have all ended and whose succeeded units have been measured
-/// (from the summaries in their records), in trial order. A trial none of whose repetitions
-/// succeeded is left out.
-std::vector<TrialResult> judgeTrials(const std::vector<UnitRecord>& units,
-                                     const results::References& references,
-                                     const std::vector<std::string>& required);
+/// (from the summaries in their records), in trial order, against the references that
+/// `referencesOf` gives for the trial. A trial none of whose repetitions succeeded is left out.
+std::vector<TrialResult> judgeTrials(
+    const std::vector<UnitRecord>& units,
+    const std::function<results::References(std::int64_t trial)>& referencesOf,
+    const std::vector<std::string>& required);
 
 }  // namespace hetbench::controller

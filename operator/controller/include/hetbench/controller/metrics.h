@@ -22,33 +22,45 @@
 
 namespace hetbench::controller {
 
+/// The controllers whose reconciles and work queues are measured, as the `controller` and
+/// `name` labels spell them.
+inline constexpr std::string_view kRunController = "benchmarkrun";
+inline constexpr std::string_view kScheduleController = "benchmarkschedule";
+
 /// The operator's own metrics, named and labelled as controller-runtime and client-go name
-/// theirs (controller="benchmarkrun", name="benchmarkrun"), so that existing dashboards and
-/// alerts for Kubernetes operators apply. Thread-safe.
+/// theirs (controller="benchmarkrun", name="benchmarkrun"; the same for "benchmarkschedule"),
+/// so that existing dashboards and alerts for Kubernetes operators apply. Thread-safe.
 class ControllerMetrics {
  public:
   ControllerMetrics();
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
 
-  /// result: success, error, requeue_after.
-  void reconciled(std::string_view result, std::chrono::nanoseconds took);
+  /// controller: kRunController or kScheduleController; result: success, error, requeue_after.
+  void reconciled(std::string_view controller, std::string_view result,
+                  std::chrono::nanoseconds took);
   void runFinished(const std::string& phase);
   void leader(bool leading);
   bool leading() const;
-  kube::WorkQueueObserver workQueueObserver();
+  kube::WorkQueueObserver workQueueObserver(std::string_view controller);
   kube::RequestObserver requestObserver();
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
+  /// One controller's series.
+  struct Series {
+    prometheus::Counter* errors;
+    prometheus::Histogram* reconcileTime;
+    prometheus::Gauge* depth;
+    prometheus::Counter* adds;
+    prometheus::Histogram* queueDuration;
+    prometheus::Histogram* workDuration;
+    prometheus::Counter* retries;
+  };
+  Series& series(std::string_view controller);
+
   prometheus::Family<prometheus::Counter>& reconcileTotal_;
-  prometheus::Counter& reconcileErrors_;
-  prometheus::Histogram& reconcileTime_;
-  prometheus::Gauge& depth_;
-  prometheus::Counter& adds_;
-  prometheus::Histogram& queueDuration_;
-  prometheus::Histogram& workDuration_;
-  prometheus::Counter& retries_;
+  std::map<std::string, Series, std::less<>> series_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& requestLatency_;
   prometheus::Gauge& leader_;

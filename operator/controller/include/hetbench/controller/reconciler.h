@@ -33,6 +33,8 @@ class RunCache {
   virtual ~RunCache() = default;
   virtual std::optional<nlohmann::json> run(const std::string& ns,
                                             const std::string& name) const = 0;
+  /// Every BenchmarkRun of the namespace (the history that fromHistory references read).
+  virtual std::vector<nlohmann::json> runs(const std::string& ns) const = 0;
   /// The Pods, Jobs and IPUJobs labelled with the run's name (hetbench.io/run), including the
   /// pods that Jobs and IPUJobs create from the labelled templates.
   virtual std::vector<nlohmann::json> pods(const std::string& ns, const std::string& run) const = 0;

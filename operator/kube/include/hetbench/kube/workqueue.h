@@ -38,6 +38,8 @@ struct RateLimitOptions {
 /// from the injected Clock; with a FakeClock, tests advance it and call tryGet(). Thread-safe.
 class WorkQueue {
  public:
+  static constexpr std::chrono::milliseconds kRecheck{100};
+
   WorkQueue(const common::Clock& clock, RateLimitOptions limits = {},
             WorkQueueObserver observer = {});
 
@@ -50,7 +52,8 @@ class WorkQueue {
   int retries(const std::string& key) const;
 
   /// Blocks until a key is ready or the queue shuts down (nullopt). Uses the clock's monotonic
-  /// time for delayed keys and waits in real time between checks; use with SystemClock.
+  /// time for delayed keys, looking at it again at least every kRecheck of real time, so that
+  /// a delayed key also comes due when a FakeClock is moved.
   std::optional<std::string> get();
   /// A ready key, if any, without blocking.
   std::optional<std::string> tryGet();
