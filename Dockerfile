@@ -20,7 +20,8 @@ RUN scripts/setup
 COPY . .
 RUN cmake -S . -B build -G Ninja -DHETBENCH_WERROR=ON -DHETBENCH_WORKLOADS=OFF \
  && cmake --build build --target hetbench-operator hetbench \
- && install -D -m 0755 -s -t /out/bin build/operator/cmd/hetbench-operator build/operator/cmd/hetbench \
+ && install -D -m 0755 -s -t /out/bin \
+      build/operator/cmd/hetbench-operator build/operator/cmd/hetbench \
  && install -d -m 0755 /out/logs
 
 FROM debian:bookworm-slim
