@@ -1,0 +1,72 @@
+{{/* The objects' name: hetbench-operator unless fullnameOverride says otherwise. */}}
+{{- define "hetbench.fullname" -}}
+{{- .Values.fullnameOverride | default "hetbench-operator" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels that select the operator's pods; the metrics Service selects on them. */}}
+{{- define "hetbench.selectorLabels" -}}
+app.kubernetes.io/name: hetbench-operator
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* Labels of every object. */}}
+{{- define "hetbench.labels" -}}
+{{ include "hetbench.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "hetbench.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- .Values.serviceAccount.name | default (include "hetbench.fullname" .) -}}
+{{- else -}}
+{{- .Values.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "hetbench.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{- define "hetbench.logClaimName" -}}
+{{- .Values.logVolume.existingClaim | default (printf "%s-logs" (include "hetbench.fullname" .)) -}}
+{{- end -}}
+
+{{/*
+What the operator does in the namespaces it watches, the rules of manifests/operator/
+clusterrole.yaml (tests/packaging checks that they are the same); docs/deploy.md names the code
+behind each rule.
+*/}}
+{{- define "hetbench.rules" -}}
+- apiGroups: [hetbench.io]
+  resources: [benchmarkruns]
+  verbs: [get, list, watch, update]
+- apiGroups: [hetbench.io]
+  resources: [benchmarkruns/status]
+  verbs: [update]
+- apiGroups: [hetbench.io]
+  resources: [benchmarkruns/finalizers]
+  verbs: [update]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [graphcore.ai]
+  resources: [ipujobs]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [""]
+  resources: [pods/log]
+  verbs: [get]
+- apiGroups: [""]
+  resources: [services]
+  verbs: [create]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, patch]
+{{- end -}}

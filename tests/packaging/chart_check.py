@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""Static checks of the Helm chart helm/hetbench (helm itself is not installed here).
+
+  chart_check.py values    every .Values path the templates use is in values.yaml, and every
+                           top-level value is used
+  chart_check.py actions   every template's {{ }} balance, its if/range/with/define blocks are
+                           closed, and the names of include/template and define match
+  chart_check.py sources   the chart's CRDs, rules and dashboards are links to crds/ and
+                           manifests/observability/ (one copy each), and its RBAC rules are
+                           those of manifests/operator/clusterrole.yaml
+
+Each prints what it found wrong and exits 1, or prints a one-line summary and exits 0.
+"""
+import os
+import pathlib
+import re
+import sys
+
+import yaml
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CHART = ROOT / "helm" / "hetbench"
+TEMPLATES = CHART / "templates"
+
+ACTION = re.compile(r"{{-?(.*?)-?}}", re.DOTALL)
+VALUES_PATH = re.compile(r"\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+OPENERS = ("if", "range", "with", "define", "block")
+
+
+def templates():
+    return sorted(p for p in TEMPLATES.iterdir() if p.is_file())
+
+
+def actions(text):
+    """The text inside each {{ }} with comments dropped."""
+    out = []
+    for match in ACTION.finditer(text):
+        body = match.group(1).strip()
+        if body.startswith("/*"):
+            continue
+        out.append(body)
+    return out
+
+
+def check_values():
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    problems = []
+    used_top = set()
+    count = 0
+    for path in templates():
+        for action in actions(path.read_text()):
+            for match in VALUES_PATH.finditer(action):
+                keys = match.group(1).strip(".").split(".")
+                count += 1
+                used_top.add(keys[0])
+                node = values
+                for depth, key in enumerate(keys):
+                    if not isinstance(node, dict) or key not in node:
+                        problems.append(f"{path.name}: .Values.{'.'.join(keys)}: "
+                                        f"{'.'.join(keys[:depth + 1])} is not in values.yaml")
+                        break
+                    node = node[key]
+    for key in sorted(set(values) - used_top):
+        problems.append(f"values.yaml: {key} is used by no template")
+    return problems, f"values: {count} .Values references, all in values.yaml; " \
+                     f"all {len(values)} top-level values used"
+
+
+def check_actions():
+    problems = []
+    defined, included = {}, {}
+    for path in templates():
+        text = path.read_text()
+        opens, closes = text.count("{{"), text.count("}}")
+        if opens != closes:
+            problems.append(f"{path.name}: {opens} '{{{{' but {closes} '}}}}'")
+        stack = []
+        for action in actions(text):
+            word = action.split()[0] if action.split() else ""
+            if word in OPENERS:
+                stack.append(word)
+                if word in ("define", "block"):
+                    name = re.match(r'\w+\s+"([^"]+)"', action)
+                    if name:
+                        defined.setdefault(name.group(1), path.name)
+            elif word == "end":
+                if not stack:
+                    problems.append(f"{path.name}: an end without an open block")
+                else:
+                    stack.pop()
+            elif word in ("else",) and not stack:
+                problems.append(f"{path.name}: else outside a block")
+            for name in re.findall(r'\b(?:include|template)\s+"([^"]+)"', action):
+                included.setdefault(name, path.name)
+        if stack:
+            problems.append(f"{path.name}: unclosed {', '.join(stack)}")
+    for name, where in sorted(included.items()):
+        if name not in defined:
+            problems.append(f"{where}: includes \"{name}\", which no template defines")
+    for name, where in sorted(defined.items()):
+        if name not in included:
+            problems.append(f"{where}: defines \"{name}\", which nothing includes")
+    return problems, f"actions: {len(templates())} templates balanced; {len(defined)} defines, " \
+                     "each included"
+
+
+def link_target(path):
+    """Where a link in the chart points, or None when it is not a link into the repository."""
+    if not path.is_symlink():
+        return None
+    target = pathlib.Path(os.path.realpath(path))
+    return target if ROOT in target.parents else None
+
+
+def check_linked(problems, chart_dir, source_dir, pattern, exclude=()):
+    sources = sorted(p.name for p in source_dir.glob(pattern) if p.name not in exclude)
+    linked = sorted(p.name for p in chart_dir.iterdir()) if chart_dir.is_dir() else []
+    if linked != sources:
+        problems.append(f"{chart_dir.relative_to(ROOT)} holds {linked}, want {sources} "
+                        f"(those of {source_dir.relative_to(ROOT)})")
+    for name in linked:
+        path = chart_dir / name
+        target = link_target(path)
+        if target != (source_dir / name).resolve():
+            problems.append(f"{path.relative_to(ROOT)} must be a link to "
+                            f"{(source_dir / name).relative_to(ROOT)}, so that it cannot drift")
+    return len(linked)
+
+
+def rules_of_helper():
+    text = (TEMPLATES / "_helpers.tpl").read_text()
+    found = re.search(r'{{-?\s*define "hetbench.rules"\s*-?}}(.*?){{-?\s*end\s*-?}}', text,
+                      re.DOTALL)
+    if not found:
+        return None
+    return yaml.safe_load(found.group(1))
+
+
+def check_sources():
+    problems = []
+    # crds/kustomization.yaml is for kustomize; Helm would send it to the cluster as a CRD.
+    count = check_linked(problems, CHART / "crds", ROOT / "crds", "*.yaml",
+                         exclude=("kustomization.yaml",))
+    count += check_linked(problems, CHART / "files" / "dashboards",
+                          ROOT / "manifests" / "observability" / "dashboards", "*.json")
+    rule = CHART / "files" / "prometheusrule.yaml"
+    want = (ROOT / "manifests" / "observability" / "prometheusrule.yaml").resolve()
+    if link_target(rule) != want:
+        problems.append("helm/hetbench/files/prometheusrule.yaml must be a link to "
+                        "manifests/observability/prometheusrule.yaml")
+    count += 1
+
+    cluster_roles = [d for d in yaml.safe_load_all(
+        (ROOT / "manifests" / "operator" / "clusterrole.yaml").read_text())
+        if d and d["kind"] == "ClusterRole"]
+    helper = rules_of_helper()
+    if helper is None:
+        problems.append("templates/_helpers.tpl defines no hetbench.rules")
+    elif len(cluster_roles) != 1 or helper != cluster_roles[0]["rules"]:
+        problems.append("the rules of hetbench.rules (templates/_helpers.tpl) differ from those "
+                        "of manifests/operator/clusterrole.yaml")
+    return problems, f"sources: {count} chart files link to their one copy; the RBAC rules " \
+                     "match manifests/operator"
+
+
+def main(argv):
+    checks = {"values": check_values, "actions": check_actions, "sources": check_sources}
+    if len(argv) != 2 or argv[1] not in checks:
+        print(__doc__, file=sys.stderr)
+        return 2
+    problems, summary = checks[argv[1]]()
+    if problems:
+        print("\n".join(f"FAIL {p}" for p in problems))
+        return 1
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
