@@ -38,11 +38,15 @@ int main(int argc, char** argv) {
   bool tls = false;
   std::chrono::nanoseconds bookmarkInterval = 60s, restartBackoff = 10s, jobBackoff = 10s;
   std::int64_t history = 10000;
+  std::vector<std::string> imageEntrypoints;
   common::LogOptions logOptions;
   flags.addString("listen", &listen, "Address to serve on, HOST:PORT; port 0 picks a free one.");
   flags.addString("config", &configPath,
                   "Cluster config (YAML: nodes, missingImages, images); default: a small "
                   "heterogeneous lab.");
+  flags.addStringList("image", &imageEntrypoints,
+                      "IMAGE=PROGRAM: containers of IMAGE that set no command run PROGRAM (as the "
+                      "config's images.IMAGE.entrypoint); may be repeated.");
   flags.addString("write-kubeconfig", &kubeconfigPath,
                   "Write a kubeconfig for this server here once it serves.");
   flags.addBool("tls", &tls, "Serve HTTPS with a generated CA; the kubeconfig carries the CA.");
@@ -86,6 +90,13 @@ int main(int argc, char** argv) {
     common::Result<kubesim::ClusterConfig> config = kubesim::parseClusterConfig(text.str());
     if (!config.isOk()) return fail(configPath + ": " + config.status().message());
     options.config = std::move(*config);
+  }
+  for (const std::string& entry : imageEntrypoints) {
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size()) {
+      return fail("--image must be IMAGE=PROGRAM, got \"" + entry + "\"");
+    }
+    options.config.entrypoints[entry.substr(0, eq)] = {entry.substr(eq + 1)};
   }
   bool ownWorkDir = false;
   if (workDir.empty()) {
