@@ -229,13 +229,18 @@ TEST(GradientReducer, FindsUnusedParameters) {
   }
 }
 
-// Verifies that one process leaves the gradients as backward wrote them.
+// Verifies that one process leaves the gradients as backward wrote them, with the buckets'
+// assignment but nothing allocated or hooked.
 TEST(GradientReducer, SingleProcessLeavesGradientsAlone) {
   const auto comm = singleProcessCommunicator();
   auto net = threeLayers();
   GradientReducer reducer(*comm, *net);
+  EXPECT_EQ(reducer.buckets().size(), 1U);
   const auto x = input();
   const auto local = localGradients(net, x);
+  // Two backwards without finish() in between would be refused by the hooks.
+  net->forward(x).pow(2).sum().backward();
+  net->zero_grad(true);
   net->forward(x).pow(2).sum().backward();
   reducer.finish();
   const auto params = net->parameters();

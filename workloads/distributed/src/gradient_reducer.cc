@@ -88,15 +88,17 @@ GradientReducer::GradientReducer(Communicator& comm, torch::nn::Module& module,
       parameters_[i].offset = numel;
       numel += parameters_[i].tensor.numel();
     }
-    const auto& first = parameters_[indices.front()].tensor;
-    bucket.buffer = torch::zeros({numel}, first.options().requires_grad(false));
+    // One process has nothing to average: no buffers, no hooks, and finish() does nothing.
+    if (comm_.size() > 1) {
+      const auto& first = parameters_[indices.front()].tensor;
+      bucket.buffer = torch::zeros({numel}, first.options().requires_grad(false));
+    }
     bucket.parameters = std::move(indices);
     bucket.pending = bucket.parameters.size();
     buckets_.push_back(std::move(bucket));
   }
   ready_.assign(parameters_.size(), false);
 
-  // One process has nothing to average: no hooks, and finish() does nothing.
   if (comm_.size() == 1) return;
   for (size_t i = 0; i < parameters_.size(); ++i) {
     auto& parameter = parameters_[i];
