@@ -234,16 +234,17 @@ TEST(Connect, NamesTheRankThatNeverArrives) {
   const auto port = freePort();
   const auto address = "127.0.0.1:" + std::to_string(port);
   const auto start = Clock::now();
-  // Rank 2 gives up first, while rank 0 still serves the store it asks who is missing.
+  // Rank 2 gives up first, while rank 0 still serves the store it asks who is missing. Its 2 s
+  // leave room for c10d's one-second pause when it knocks before rank 0 listens.
   std::string rank2;
   std::thread other([&] {
-    rank2 = connectError(loopbackWorld(3, 2, port), timeoutAfter(std::chrono::milliseconds(500)));
+    rank2 = connectError(loopbackWorld(3, 2, port), timeoutAfter(std::chrono::seconds(2)));
   });
-  const auto rank0 = connectError(loopbackWorld(3, 0, port), timeoutAfter(std::chrono::seconds(2)));
+  const auto rank0 = connectError(loopbackWorld(3, 0, port), timeoutAfter(std::chrono::seconds(5)));
   other.join();
-  EXPECT_EQ(rank0, "rank 0 waited 2 s at the rendezvous store " + address +
+  EXPECT_EQ(rank0, "rank 0 waited 5 s at the rendezvous store " + address +
                        ": rank 1 of 3 did not arrive");
-  EXPECT_EQ(rank2, "rank 2 waited 0.5 s at the rendezvous store " + address +
+  EXPECT_EQ(rank2, "rank 2 waited 2 s at the rendezvous store " + address +
                        ": rank 1 of 3 did not arrive");
   const auto alonePort = freePort();
   EXPECT_EQ(
