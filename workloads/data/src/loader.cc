@@ -133,19 +133,26 @@ class BatchLoader : public Loader {
       const int64_t first = index * options_.batchSize;
       const int64_t size =
           std::min(options_.batchSize, static_cast<int64_t>(order_.size()) - first);
-      slot = std::make_shared<Pending>();
-      std::vector<int64_t> inputShape{size};
-      inputShape.insert(inputShape.end(), inputShape_.begin(), inputShape_.end());
-      std::vector<int64_t> targetShape{size};
-      targetShape.insert(targetShape.end(), targetShape_.begin(), targetShape_.end());
-      const auto memory = torch::TensorOptions().pinned_memory(options_.pinMemory);
-      slot->batch.input = torch::empty(inputShape, memory.dtype(torch::kFloat32));
-      slot->batch.target = torch::empty(targetShape, memory.dtype(targetType_));
-      slot->input = slot->batch.input.data_ptr<float>();
-      slot->target = static_cast<char*>(slot->batch.target.data_ptr());
-      slot->inputStride = inputStride_;
-      slot->targetStride = targetStride_;
-      slot->remaining = size;
+      auto pending = std::make_shared<Pending>();
+      pending->remaining = size;
+      pending->inputStride = inputStride_;
+      pending->targetStride = targetStride_;
+      try {
+        std::vector<int64_t> inputShape{size};
+        inputShape.insert(inputShape.end(), inputShape_.begin(), inputShape_.end());
+        std::vector<int64_t> targetShape{size};
+        targetShape.insert(targetShape.end(), targetShape_.begin(), targetShape_.end());
+        const auto memory = torch::TensorOptions().pinned_memory(options_.pinMemory);
+        pending->batch.input = torch::empty(inputShape, memory.dtype(torch::kFloat32));
+        pending->batch.target = torch::empty(targetShape, memory.dtype(targetType_));
+        pending->input = pending->batch.input.data_ptr<float>();
+        pending->target = static_cast<char*>(pending->batch.target.data_ptr());
+      } catch (const std::exception& e) {
+        // The samples are then skipped, and next() reports this when the batch is due.
+        pending->errorSlot = 0;
+        pending->error = std::string("cannot allocate a batch: ") + e.what();
+      }
+      slot = std::move(pending);
     }
     return slot;
   }
@@ -164,8 +171,10 @@ class BatchLoader : public Loader {
       lock.unlock();
       std::string error;
       try {
-        dataset_->read(sample, seed, batch->input + slot * batch->inputStride,
-                       batch->target + slot * batch->targetStride);
+        if (batch->input != nullptr) {
+          dataset_->read(sample, seed, batch->input + slot * batch->inputStride,
+                         batch->target + slot * batch->targetStride);
+        }
       } catch (const std::exception& e) {
         error = e.what();
       } catch (...) {
