@@ -1,6 +1,9 @@
 // Runs the built hetbench-train as a child process and reads its output as the operator does.
+#include "hetbench/train/program.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/wait.h>
 #include <torch/cuda.h>
 #include <unistd.h>
@@ -77,6 +80,8 @@ struct ModelRun {
   int steps;
   std::vector<std::string> args;
 };
+
+void PrintTo(const ModelRun& run, std::ostream* os) { *os << run.name; }
 
 class ProgramRuns : public ::testing::TestWithParam<ModelRun> {};
 
@@ -224,6 +229,23 @@ TEST(Program, RefusesCudaOnACpuMachine) {
     EXPECT_NE(results::toString(log.errors.back()).find(c.message), std::string::npos)
         << results::toString(log.errors.back());
   }
+}
+
+// Verifies that after keepFreedMemory a large block comes from malloc's heap rather than from
+// an mmap of its own, which glibc would hand back to the kernel on free.
+TEST(Program, KeepsFreedMemoryInTheProcess) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer replaces glibc's malloc";
+#else
+  keepFreedMemory();
+  const size_t mmappedBefore = mallinfo2().hblkhd;
+  constexpr size_t kBytes = 64 << 20;
+  auto* block = static_cast<volatile char*>(std::malloc(kBytes));
+  ASSERT_NE(block, nullptr);
+  block[kBytes - 1] = 1;
+  EXPECT_EQ(mallinfo2().hblkhd, mmappedBefore);
+  std::free(const_cast<char*>(block));
+#endif
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 int main(int argc, char** argv) {
   namespace train = hetbench::train;
+  train::keepFreedMemory();
   const train::ParsedArgs parsed =
       train::parseTrainArgs(std::vector<std::string>(argv + 1, argv + argc));
   if (parsed.help) {

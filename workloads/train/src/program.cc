@@ -4,6 +4,7 @@
 #include <c10/util/Exception.h>
 #include <hetbench/data/loader.h>
 #include <hetbench/models/resnet.h>
+#include <malloc.h>
 #include <torch/cuda.h>
 #include <torch/nn/init.h>
 #include <torch/utils.h>
@@ -188,6 +189,14 @@ bool train(const TrainOptions& options, const ProgramDeps& deps, Collective& col
 }
 
 }  // namespace
+
+void keepFreedMemory() {
+#ifdef __GLIBC__
+  constexpr int kOneGiB = 1 << 30;
+  mallopt(M_MMAP_THRESHOLD, kOneGiB);
+  mallopt(M_TRIM_THRESHOLD, kOneGiB);
+#endif
+}
 
 int runTraining(const TrainOptions& options, const ProgramDeps& deps, std::ostream& out,
                 std::ostream& err) {
