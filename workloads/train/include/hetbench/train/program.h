@@ -1,0 +1,41 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+
+#include "hetbench/train/options.h"
+
+namespace hetbench::data {
+class Loader;
+struct LoaderOptions;
+}  // namespace hetbench::data
+
+namespace hetbench::train {
+
+class Collective;
+
+/// What `hetbench-train` gets from outside the training loop; main builds the real ones.
+struct ProgramDeps {
+  /// The ranks of a distributed run; nullptr for a single process.
+  Collective* collective = nullptr;
+  /// Opens a dataset's loader (data::openLoader); unset, --data PATH is refused.
+  std::function<std::unique_ptr<data::Loader>(const data::LoaderOptions&)> openLoader;
+  /// A cumulative energy counter of this rank's accelerators in joules; unset: no energy.
+  std::function<double()> energyJoules;
+};
+
+/// Keeps the memory that LibTorch frees inside the process, for glibc's malloc: no mmap and no
+/// trimming of the heap below 1 GiB. A training step frees and allocates the same activation and
+/// gradient sizes every step; with glibc's defaults they go back to the kernel and every step
+/// page-faults them in afresh (42,000 faults per ResNet-50 step at batch 8, 128x128, a quarter
+/// of the step on a 2-core CPU: docs/performance.md). Process-wide: call it first in main.
+void keepFreedMemory();
+
+/// Runs `hetbench-train` with parsed options: the metrics lines on `out`, progress and errors
+/// on `err`. Returns the exit status: 0, 2 for options that do not fit the world (a global batch
+/// that does not divide among the ranks), 1 when training fails (after run_end with the error).
+int runTraining(const TrainOptions& options, const ProgramDeps& deps, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace hetbench::train

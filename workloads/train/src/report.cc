@@ -1,0 +1,234 @@
+#include "hetbench/train/report.h"
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace hetbench::train {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// Invalid UTF-8 (a message quoting a file name, say) is replaced rather than thrown on.
+std::string dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+bool lowerIsBetter(std::string_view benchmark) { return benchmark == "cosmoflow"; }
+
+/// The epoch event's field for the evaluation metric: cosmoflow's is an error, the others' an
+/// accuracy (deepcam's an IoU).
+std::string_view evalField(std::string_view benchmark) {
+  return lowerIsBetter(benchmark) ? "eval_mae" : "eval_accuracy";
+}
+
+/// MLPerf's key for it (the HPC references log cosmoflow's as eval_error).
+std::string_view mllogEvalKey(std::string_view benchmark) {
+  return lowerIsBetter(benchmark) ? "eval_error" : "eval_accuracy";
+}
+
+std::string epochMetadata(int64_t epoch) {
+  // MLPerf's references count epochs from 1.
+  return dump(Json{{"epoch_num", epoch + 1}});
+}
+
+}  // namespace
+
+std::string modelName(std::string_view benchmark) {
+  if (benchmark == "resnet50") {
+    return "resnet50-v1.5";
+  }
+  if (benchmark == "deepcam") {
+    return "deepcam-deeplabv3plus";
+  }
+  return std::string(benchmark);
+}
+
+bool reachesTarget(std::string_view benchmark, const EvalTotals& eval) {
+  if (eval.samples <= 0) {
+    return false;
+  }
+  const double metric = eval.metricSum / static_cast<double>(eval.samples);
+  if (benchmark == "resnet50") {
+    return metric >= 0.759;
+  }
+  if (benchmark == "cosmoflow") {
+    return metric <= 0.124;
+  }
+  if (benchmark == "deepcam") {
+    return metric >= 0.82;
+  }
+  return false;
+}
+
+std::string cpuModelName(std::string_view procCpuinfo) {
+  std::string_view rest = procCpuinfo;
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos) {
+      continue;
+    }
+    std::string_view key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) {
+      key.remove_suffix(1);
+    }
+    if (key != "model name") {
+      continue;
+    }
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') {
+      value.remove_prefix(1);
+    }
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) {
+      value.remove_suffix(1);
+    }
+    if (!value.empty()) {
+      return std::string(value);
+    }
+  }
+  return "unknown CPU";
+}
+
+std::string thisCpuModelName() {
+  std::ifstream file("/proc/cpuinfo");
+  std::stringstream text;
+  text << file.rdbuf();
+  return cpuModelName(text.str());
+}
+
+Reporter::WallClock systemWallClock() {
+  return [] {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+}
+
+Reporter::Reporter(std::ostream& out, int64_t rank, bool mllog, WallClock wallClock)
+    : out_(out), rank_(rank), mllog_(mllog && rank == 0), wallClock_(std::move(wallClock)) {}
+
+void Reporter::mllog(std::string_view key, std::string_view eventType, const std::string& valueJson,
+                     const std::string& metadataJson) {
+  if (!mllog_) {
+    return;
+  }
+  // Time with microseconds: epochs of a small run may be shorter than a millisecond.
+  const double timeMs = std::round(wallClock_() * 1000) / 1000;
+  out_ << ":::MLLOG {\"namespace\": \"\", \"time_ms\": " << dump(Json(timeMs))
+       << ", \"event_type\": \"" << eventType << "\", \"key\": \"" << key
+       << "\", \"value\": " << valueJson << ", \"metadata\": " << metadataJson << "}" << std::endl;
+}
+
+void Reporter::runStart(const RunDescription& run) {
+  benchmark_ = run.benchmark;
+  const Json event = {
+      {"v", 1},
+      {"event", "run_start"},
+      {"benchmark", run.benchmark},
+      {"model", run.model},
+      {"world_size", run.worldSize},
+      {"rank", run.rank},
+      {"global_batch_size", run.globalBatchSize},
+      {"precision", run.precision},
+      {"device", run.device},
+      {"accelerator", {{"name", run.acceleratorName}, {"count", run.acceleratorCount}}},
+      {"sample_shape", run.sampleShape},
+      {"data", run.data},
+      {"steps_per_epoch", run.stepsPerEpoch},
+      {"optimizer", run.optimizer},
+      {"lr", run.lr},
+      {"channels_last", run.channelsLast},
+      {"cuda_graphs", run.cudaGraphs},
+      {"seed", run.seed},
+  };
+  out_ << ":::HETBENCH " << dump(event) << std::endl;
+  const std::string none = "null";
+  const std::string noMetadata = "{}";
+  mllog("submission_benchmark", "POINT_IN_TIME", dump(Json(run.benchmark)), noMetadata);
+  mllog("global_batch_size", "POINT_IN_TIME", dump(Json(run.globalBatchSize)), noMetadata);
+  mllog("opt_name", "POINT_IN_TIME", dump(Json(run.optimizer)), noMetadata);
+  mllog("opt_base_learning_rate", "POINT_IN_TIME", dump(Json(run.lr)), noMetadata);
+  mllog("seed", "POINT_IN_TIME", dump(Json(run.seed)), noMetadata);
+  mllog("run_start", "INTERVAL_START", none, noMetadata);
+}
+
+void Reporter::epochStart(int64_t epoch) {
+  mllog("epoch_start", "INTERVAL_START", "null", epochMetadata(epoch));
+}
+
+void Reporter::epochStop(int64_t epoch) {
+  mllog("epoch_stop", "INTERVAL_END", "null", epochMetadata(epoch));
+}
+
+void Reporter::evalStart(int64_t epoch) {
+  mllog("eval_start", "INTERVAL_START", "null", epochMetadata(epoch));
+}
+
+void Reporter::evalStop(int64_t epoch) {
+  mllog("eval_stop", "INTERVAL_END", "null", epochMetadata(epoch));
+}
+
+void Reporter::epoch(const EpochFigures& mine, const EpochFigures& all) {
+  Json event = {
+      {"v", 1},
+      {"event", "epoch"},
+      {"epoch", mine.epoch},
+      {"rank", rank_},
+      {"samples", mine.samples},
+      {"wall_seconds", mine.wallSeconds},
+      {"io_seconds", mine.ioSeconds},
+      {"compute_seconds", mine.computeSeconds},
+  };
+  if (mine.energyJoules) {
+    event["energy_joules"] = *mine.energyJoules;
+  }
+  event["warmup"] = mine.warmup;
+  event["steps"] = mine.steps;
+  if (mine.steps > 0) {
+    event["train_loss"] = mine.lossSum / static_cast<double>(mine.steps);
+  }
+  if (all.eval && all.eval->samples > 0) {
+    const auto samples = static_cast<double>(all.eval->samples);
+    event["eval_samples"] = all.eval->samples;
+    event["eval_seconds"] = all.eval->seconds;
+    event["eval_loss"] = all.eval->lossSum / samples;
+    event[std::string(evalField(benchmark_))] = all.eval->metricSum / samples;
+  }
+  out_ << ":::HETBENCH " << dump(event) << std::endl;
+
+  if (all.wallSeconds > 0) {
+    const double throughput = static_cast<double>(all.samples) / all.wallSeconds;
+    mllog("tracked_stats", "POINT_IN_TIME", dump(Json{{"throughput", throughput}}),
+          dump(Json{{"epoch_num", all.epoch + 1}, {"step", all.steps}}));
+  }
+  if (all.eval && all.eval->samples > 0) {
+    const double metric = all.eval->metricSum / static_cast<double>(all.eval->samples);
+    mllog(mllogEvalKey(benchmark_), "POINT_IN_TIME", dump(Json(metric)), epochMetadata(all.epoch));
+  }
+}
+
+void Reporter::runEnd(bool targetReached) {
+  out_ << ":::HETBENCH "
+       << dump(Json{{"v", 1}, {"event", "run_end"}, {"rank", rank_}, {"status", "ok"}})
+       << std::endl;
+  mllog("run_stop", "INTERVAL_END", "null",
+        dump(Json{{"status", targetReached ? "success" : "aborted"}}));
+}
+
+void Reporter::runFailed(std::string_view message) {
+  out_ << ":::HETBENCH "
+       << dump(Json{{"v", 1},
+                    {"event", "run_end"},
+                    {"rank", rank_},
+                    {"status", "error"},
+                    {"message", std::string(message)}})
+       << std::endl;
+  mllog("run_stop", "INTERVAL_END", "null", dump(Json{{"status", "aborted"}}));
+}
+
+}  // namespace hetbench::train
