@@ -1,5 +1,10 @@
 // hetbench-train: trains an MLPerf model and prints its throughput (docs/workloads.md).
+#include <hetbench/data/loader.h>
+#include <hetbench/energy/devices.h>
+#include <hetbench/energy/meter.h>
+
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,5 +24,25 @@ int main(int argc, char** argv) {
     std::cerr << "hetbench-train: " << parsed.error << " (see --help)\n";
     return 2;
   }
-  return train::runTraining(*parsed.options, train::ProgramDeps{}, std::cout, std::cerr);
+  train::ProgramDeps deps;
+  deps.openLoader = hetbench::data::openLoader;
+  // Energy of this rank's GPUs from NVML, when there is one; said once when there is none.
+  std::shared_ptr<hetbench::energy::Meter> meter;
+  if (parsed.options->device != train::DeviceChoice::kCpu) {
+    const hetbench::energy::RankDevices devices = hetbench::energy::rankDevicesFromEnvironment();
+    if (!devices.unavailable.empty()) {
+      std::cerr << "hetbench-train: " << devices.unavailable << "\n";
+    } else {
+      hetbench::energy::MeterOptions options;
+      options.devices = devices.devices;
+      hetbench::energy::OpenResult opened = hetbench::energy::openMeter(options);
+      if (opened.meter) {
+        meter = std::move(opened.meter);
+        deps.energyJoules = [meter] { return meter->joules(); };
+      } else {
+        std::cerr << "hetbench-train: " << opened.unavailable << "\n";
+      }
+    }
+  }
+  return train::runTraining(*parsed.options, deps, std::cout, std::cerr);
 }
