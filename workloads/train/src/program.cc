@@ -85,10 +85,11 @@ RunData openData(const TrainOptions& options, const ProgramDeps& deps, const mod
   if (options.synthetic()) {
     // One batch per rank, made once and kept on the device; another one to evaluate on.
     torch::manual_seed(options.seed + 1 + static_cast<uint64_t>(collective.rank()));
-    models::Batch train = trainer.toDevice(model.randomBatch(batch.perRank));
-    models::Batch eval = trainer.toDevice(model.randomBatch(batch.perRank));
-    run.train = TrainingData::fixedBatch(std::move(train), options.stepsPerEpoch);
-    run.eval = TrainingData::fixedBatch(std::move(eval), 1);
+    run.train = TrainingData::fixedBatch(trainer.toDevice(model.randomBatch(batch.perRank)),
+                                         options.stepsPerEpoch);
+    if (options.eval) {
+      run.eval = TrainingData::fixedBatch(trainer.toDevice(model.randomBatch(batch.perRank)), 1);
+    }
     return run;
   }
   if (!deps.openLoader) {
@@ -116,8 +117,8 @@ RunData openData(const TrainOptions& options, const ProgramDeps& deps, const mod
 }
 
 /// Everything between run_start and run_end; returns whether the target quality was reached.
-bool train(const TrainOptions& options, const ProgramDeps& deps, Collective& collective,
-           const BatchSizes& batch, Reporter& reporter, std::ostream& err) {
+bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collective& collective,
+                    const BatchSizes& batch, Reporter& reporter, std::ostream& err) {
   if (options.threads > 0) {
     torch::set_num_threads(static_cast<int>(options.threads));
   }
@@ -212,7 +213,7 @@ int runTraining(const TrainOptions& options, const ProgramDeps& deps, std::ostre
   Reporter reporter(out, collective.rank(), options.mllog, systemWallClock());
   std::string failure;
   try {
-    reporter.runEnd(train(options, deps, collective, batch, reporter, err));
+    reporter.runEnd(trainAndReport(options, deps, collective, batch, reporter, err));
     return 0;
   } catch (const c10::Error& e) {
     failure = e.what_without_backtrace();

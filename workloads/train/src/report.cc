@@ -204,7 +204,7 @@ void Reporter::epoch(const EpochFigures& mine, const EpochFigures& all) {
   if (all.wallSeconds > 0) {
     const double throughput = static_cast<double>(all.samples) / all.wallSeconds;
     mllog("tracked_stats", "POINT_IN_TIME", dump(Json{{"throughput", throughput}}),
-          dump(Json{{"epoch_num", all.epoch + 1}, {"step", all.steps}}));
+          dump(Json{{"epoch_num", all.epoch + 1}, {"step", mine.steps}}));
   }
   if (all.eval && all.eval->samples > 0) {
     const double metric = all.eval->metricSum / static_cast<double>(all.eval->samples);
