@@ -21,8 +21,7 @@ using kubesim::testing::Harness;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const kube::GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                                       false};
+const kube::GroupVersionResource& kCrds = kube::resources::kCustomResourceDefinitions;
 const kube::GroupVersionResource kRuns{std::string(kGroup), std::string(kVersion),
                                        std::string(kPlural), true};
 

@@ -32,8 +32,7 @@ using kubesim::testing::Harness;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const kube::GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                                       false};
+const kube::GroupVersionResource& kCrds = kube::resources::kCustomResourceDefinitions;
 constexpr std::chrono::seconds kWait{30};
 
 bool eventually(const std::function<bool()>& condition) {

@@ -12,7 +12,7 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 const GroupVersionResource kConfigMaps{"", "v1", "configmaps", true};
-const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false};
+const GroupVersionResource& kCrds = resources::kCustomResourceDefinitions;
 
 json configMap(const std::string& name, const json& labels = json::object()) {
   return {{"apiVersion", "v1"},

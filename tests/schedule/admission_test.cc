@@ -18,8 +18,7 @@ using kubesim::testing::Harness;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const kube::GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                                       false};
+const kube::GroupVersionResource& kCrds = kube::resources::kCustomResourceDefinitions;
 const kube::GroupVersionResource kSchedules{"hetbench.io", "v1alpha1", "benchmarkschedules", true};
 
 json minimalSpec() {

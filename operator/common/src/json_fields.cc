@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "hetbench/common/time.h"
+
 namespace hetbench::common {
 
 using nlohmann::json;
@@ -44,6 +46,14 @@ std::optional<std::int64_t> integralValue(const json& v) {
   if (d < -9223372036854775808.0) return kMin;
   if (d >= 9223372036854775808.0) return kMax;
   return static_cast<std::int64_t>(d);
+}
+
+std::optional<WallTime> timeMember(const json& object, std::string_view name) {
+  const std::string text = stringMember(object, name);
+  if (text.empty()) return std::nullopt;
+  Result<WallTime> parsed = parseRfc3339(text);
+  if (!parsed.isOk()) return std::nullopt;
+  return parsed.value();
 }
 
 }  // namespace hetbench::common

@@ -1,12 +1,9 @@
 #include "history_baseline.h"
 
 #include <algorithm>
-#include <optional>
 #include <tuple>
 
 #include "hetbench/common/json_fields.h"
-#include "hetbench/common/time.h"
-#include "hetbench/controller/benchmark_metrics.h"
 
 namespace hetbench::controller::detail {
 namespace {
@@ -18,56 +15,54 @@ using nlohmann::json;
 /// When a run was created, with its name to order runs created in the same second.
 std::tuple<common::WallTime, std::string> createdAt(const json& run) {
   const json& meta = member(run, "metadata");
-  common::Result<common::WallTime> t =
-      common::parseRfc3339(stringMember(meta, "creationTimestamp"));
-  return {t.isOk() ? t.value() : common::WallTime(), stringMember(meta, "name")};
+  return {common::timeMember(meta, "creationTimestamp").value_or(common::WallTime()),
+          stringMember(meta, "name")};
 }
 
-struct Sample {
-  common::WallTime completion;
-  std::string run;
-  double value = 0;
-};
+}  // namespace
 
-/// The trial means of `metric` in the passing trials of `configuration` among the earlier runs,
-/// newest first.
-std::vector<Sample> samplesOf(const json& run, const Configuration& configuration,
-                              const std::string& metric, const std::vector<json>& history) {
-  const auto mine = createdAt(run);
-  const std::string uid = stringMember(member(run, "metadata"), "uid");
-  std::vector<Sample> out;
-  for (const json& other : history) {
-    if (stringMember(member(other, "metadata"), "uid") == uid || !(createdAt(other) < mine))
+void RunHistory::load() {
+  loaded_ = true;
+  mine_ = trialConfigurations(run_);
+  const auto created = createdAt(run_);
+  const std::string uid = stringMember(member(run_, "metadata"), "uid");
+  runsRead_ = runs_();
+  for (const json& other : runsRead_) {
+    if (stringMember(member(other, "metadata"), "uid") == uid || !(createdAt(other) < created))
       continue;
     const json& status = member(other, "status");
-    common::Result<common::WallTime> completion =
-        common::parseRfc3339(stringMember(status, "completionTime"));
-    if (!completion.isOk()) continue;  // not finished
-    const std::vector<Configuration> configurations = trialConfigurations(other);
+    const std::optional<common::WallTime> completion = common::timeMember(status, "completionTime");
     const json& results = member(status, "results");
-    if (!results.is_array()) continue;
+    if (!completion || !results.is_array()) continue;  // not finished, or nothing judged
+    const std::vector<Configuration> configurations = trialConfigurations(other);
     for (const json& entry : results) {
       const json& index = member(entry, "trial");
       if (!index.is_number_integer()) continue;
       const std::int64_t t = index.get<std::int64_t>();
-      if (t < 0 || t >= static_cast<std::int64_t>(configurations.size()) ||
-          !(configurations[static_cast<std::size_t>(t)] == configuration)) {
-        continue;
-      }
-      const std::string verdict = stringMember(entry, "verdict");
-      const json& mean = member(member(member(entry, "metrics"), metric), "mean");
-      if ((verdict != "Pass" && verdict != "NoReference") || !mean.is_number()) continue;
-      out.push_back({completion.value(), stringMember(member(other, "metadata"), "name"),
-                     mean.get<double>()});
+      if (t < 0 || t >= static_cast<std::int64_t>(configurations.size())) continue;
+      trials_.push_back({configurations[static_cast<std::size_t>(t)],
+                         stringMember(member(other, "metadata"), "name"), *completion, &entry});
     }
+  }
+}
+
+std::vector<RunHistory::Sample> RunHistory::samples(std::int64_t trial, const std::string& metric) {
+  if (!loaded_) load();
+  std::vector<Sample> out;
+  if (trial < 0 || trial >= static_cast<std::int64_t>(mine_.size())) return out;
+  const Configuration& configuration = mine_[static_cast<std::size_t>(trial)];
+  for (const Trial& t : trials_) {
+    if (!(t.configuration == configuration)) continue;
+    const std::string verdict = stringMember(*t.entry, "verdict");
+    const json& mean = member(member(member(*t.entry, "metrics"), metric), "mean");
+    if ((verdict != "Pass" && verdict != "NoReference") || !mean.is_number()) continue;
+    out.push_back({t.completion, t.run, mean.get<double>()});
   }
   std::sort(out.begin(), out.end(), [](const Sample& a, const Sample& b) {
     return std::tie(a.completion, a.run) > std::tie(b.completion, b.run);
   });
   return out;
 }
-
-}  // namespace
 
 results::Reference frozenBaseline(const results::Reference& configured, const json& entry,
                                   const std::string& metric) {
@@ -79,11 +74,9 @@ results::Reference frozenBaseline(const results::Reference& configured, const js
   return out;
 }
 
-ResolvedReferences resolveHistory(const results::References& configured, const json& run,
-                                  std::int64_t trial, const json& previous,
-                                  const std::vector<json>& history) {
+ResolvedReferences resolveHistory(const results::References& configured, std::int64_t trial,
+                                  const json& previous, RunHistory& history) {
   ResolvedReferences out;
-  std::optional<std::vector<Configuration>> configurations;
   for (const auto& [metric, reference] : configured) {
     if (!reference.fromHistory) {
       out.references[metric] = reference;
@@ -94,12 +87,8 @@ ResolvedReferences resolveHistory(const results::References& configured, const j
       out.baselines[metric] = previous["baselines"][metric];
       continue;
     }
-    if (!configurations) configurations = trialConfigurations(run);
     const results::HistoryBaseline& wanted = *reference.fromHistory;
-    std::vector<Sample> samples;
-    if (trial >= 0 && trial < static_cast<std::int64_t>(configurations->size())) {
-      samples = samplesOf(run, (*configurations)[static_cast<std::size_t>(trial)], metric, history);
-    }
+    std::vector<RunHistory::Sample> samples = history.samples(trial, metric);
     if (static_cast<std::int64_t>(samples.size()) > wanted.runs) {
       samples.resize(static_cast<std::size_t>(wanted.runs));
     }
@@ -113,7 +102,7 @@ ResolvedReferences resolveHistory(const results::References& configured, const j
     } else {
       std::vector<double> values;
       json runs = json::array();
-      for (const Sample& s : samples) {
+      for (const RunHistory::Sample& s : samples) {
         values.push_back(s.value);
         runs.push_back(s.run);
       }

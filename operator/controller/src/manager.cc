@@ -128,35 +128,40 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
 Manager::~Manager() { stop(); }
 
 std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionResource& gvr,
-                                                      const std::string& ns, bool labelled) {
+                                                      const std::string& ns, Watched watched) {
   kube::InformerOptions options;
   options.ns = ns;
   options.resync = options_.resync;
-  if (labelled) options.labelSelector = std::string(benchmark::kRunLabel);
+  if (watched == Watched::kWorkloads) options.labelSelector = std::string(benchmark::kRunLabel);
   auto informer = std::make_unique<kube::Informer>(client_, gvr, options, clock_, random_);
-  if (labelled) {
-    informer->addIndex(kRunIndex, [](const json& object) -> std::vector<std::string> {
-      const std::string run = runLabel(object);
-      if (run.empty()) return {};
-      return {namespaceOf(object) + "/" + run};
+  // The owner's key under a label, as an index: workloads by run, runs by schedule.
+  auto indexBy = [&](const char* index, std::string_view label) {
+    informer->addIndex(index, [label](const json& object) -> std::vector<std::string> {
+      const std::string owner = labelOf(object, label);
+      if (owner.empty()) return {};
+      return {namespaceOf(object) + "/" + owner};
     });
-    kube::InformerHandlers handlers;
-    handlers.onAdd = [this](const json& o) { enqueueOwner(o); };
-    handlers.onUpdate = [this](const json&, const json& now) { enqueueOwner(now); };
-    handlers.onDelete = [this](const json& o) { enqueueOwner(o); };
-    informer->addHandlers(std::move(handlers));
-  } else {
-    informer->addIndex(kScheduleIndex, [](const json& object) -> std::vector<std::string> {
-      const std::string schedule = labelOf(object, benchmark::kScheduleLabel);
-      if (schedule.empty()) return {};
-      return {namespaceOf(object) + "/" + schedule};
-    });
-    kube::InformerHandlers handlers;
-    handlers.onAdd = [this](const json& o) { enqueueRun(o); };
-    handlers.onUpdate = [this](const json&, const json& now) { enqueueRun(now); };
-    handlers.onDelete = [this](const json& o) { enqueueRun(o); };
-    informer->addHandlers(std::move(handlers));
+  };
+  std::function<void(const json&)> enqueue;
+  switch (watched) {
+    case Watched::kRuns:
+      indexBy(kScheduleIndex, benchmark::kScheduleLabel);
+      enqueue = [this](const json& o) { enqueueRun(o); };
+      break;
+    case Watched::kWorkloads:
+      indexBy(kRunIndex, benchmark::kRunLabel);
+      enqueue = [this](const json& o) { enqueueOwner(o); };
+      break;
+    case Watched::kSchedules:
+      enqueue = [this](const json& o) { enqueueSchedule(o); };
+      break;
   }
+  kube::InformerHandlers handlers;
+  handlers.onAdd = enqueue;
+  handlers.onUpdate = [enqueue](const json&, const json& now) { enqueue(now); };
+  // A deleted schedule has nothing left to do: the garbage collector takes its runs.
+  if (watched != Watched::kSchedules) handlers.onDelete = enqueue;
+  informer->addHandlers(std::move(handlers));
   return informer;
 }
 
@@ -177,51 +182,33 @@ void Manager::enqueueOwner(const json& workload) {
 }
 
 void Manager::startDiscoveredInformers() {
-  bool needIpu = false;
-  bool needSchedules = false;
-  {
-    std::lock_guard lock(cache_->ipuMu);
-    needIpu = cache_->ipuJobInformers.empty();
-    needSchedules = cache_->scheduleInformers.empty();
-  }
-  if (needIpu && client_.resourceFor(kIpuJobs.apiVersion(), "IPUJob").isOk()) {
+  // Starts the informers of a resource whose CRD may come after the operator, once it is served.
+  auto discover = [this](const kube::GroupVersionResource& gvr, const std::string& kind,
+                         Watched watched, std::vector<std::unique_ptr<kube::Informer>>& into) {
+    {
+      std::lock_guard lock(cache_->ipuMu);
+      if (!into.empty()) return;
+    }
+    if (!client_.resourceFor(gvr.apiVersion(), kind).isOk()) return;
     std::vector<std::unique_ptr<kube::Informer>> started;
     for (const std::string& ns : options_.namespaces) {
-      started.push_back(makeInformer(kIpuJobs, ns, true));
+      started.push_back(makeInformer(gvr, ns, watched));
       started.back()->start();
     }
     std::lock_guard lock(cache_->ipuMu);
-    for (auto& informer : started) cache_->ipuJobInformers.push_back(std::move(informer));
-    spdlog::info("watching IPUJobs ({} is served)", kIpuJobs.apiVersion());
-  }
-  if (needSchedules &&
-      client_.resourceFor(kBenchmarkSchedules.apiVersion(), std::string(benchmark::kScheduleKind))
-          .isOk()) {
-    std::vector<std::unique_ptr<kube::Informer>> started;
-    for (const std::string& ns : options_.namespaces) {
-      kube::InformerOptions options;
-      options.ns = ns;
-      options.resync = options_.resync;
-      auto informer =
-          std::make_unique<kube::Informer>(client_, kBenchmarkSchedules, options, clock_, random_);
-      kube::InformerHandlers handlers;
-      handlers.onAdd = [this](const json& o) { enqueueSchedule(o); };
-      handlers.onUpdate = [this](const json&, const json& now) { enqueueSchedule(now); };
-      informer->addHandlers(std::move(handlers));
-      informer->start();
-      started.push_back(std::move(informer));
-    }
-    std::lock_guard lock(cache_->ipuMu);
-    for (auto& informer : started) cache_->scheduleInformers.push_back(std::move(informer));
-    spdlog::info("watching BenchmarkSchedules ({} is served)", kBenchmarkSchedules.apiVersion());
-  }
+    for (auto& informer : started) into.push_back(std::move(informer));
+    spdlog::info("watching {}s ({} is served)", kind, gvr.apiVersion());
+  };
+  discover(kIpuJobs, "IPUJob", Watched::kWorkloads, cache_->ipuJobInformers);
+  discover(kBenchmarkSchedules, std::string(benchmark::kScheduleKind), Watched::kSchedules,
+           cache_->scheduleInformers);
 }
 
 void Manager::start() {
   for (const std::string& ns : options_.namespaces) {
-    cache_->runInformers.push_back(makeInformer(kBenchmarkRuns, ns, false));
-    cache_->podInformers.push_back(makeInformer(kube::resources::kPods, ns, true));
-    cache_->jobInformers.push_back(makeInformer(kube::resources::kJobs, ns, true));
+    cache_->runInformers.push_back(makeInformer(kBenchmarkRuns, ns, Watched::kRuns));
+    cache_->podInformers.push_back(makeInformer(kube::resources::kPods, ns, Watched::kWorkloads));
+    cache_->jobInformers.push_back(makeInformer(kube::resources::kJobs, ns, Watched::kWorkloads));
   }
   for (auto& informer : cache_->runInformers) informer->addHandlers(options_.runHandlers);
   for (auto* group : {&cache_->runInformers, &cache_->podInformers, &cache_->jobInformers})

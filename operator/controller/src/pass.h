@@ -48,10 +48,7 @@ inline bool ownedBy(const json& object, const std::string& uid) {
 }
 
 inline std::optional<common::WallTime> creationTime(const json& object) {
-  common::Result<common::WallTime> t =
-      common::parseRfc3339(stringMember(member(object, "metadata"), "creationTimestamp"));
-  if (!t.isOk()) return std::nullopt;
-  return t.value();
+  return common::timeMember(member(object, "metadata"), "creationTimestamp");
 }
 
 inline std::optional<WorkloadKind> kindFromName(const std::string& kind) {

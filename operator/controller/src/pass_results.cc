@@ -11,18 +11,18 @@ void Pass::addResults(json& status, const std::vector<UnitRecord>& units) const 
   const bool fromHistory =
       std::any_of(references_.begin(), references_.end(),
                   [](const auto& entry) { return entry.second.fromHistory.has_value(); });
-  std::map<std::int64_t, json> previous;  // trial → its earlier status.results entry
-  if (const json& old = member(member(run_, "status"), "results"); old.is_array()) {
+  std::map<std::int64_t, const json*> previous;  // trial → its earlier status.results entry
+  if (const json& old = member(member(run_, "status"), "results"); fromHistory && old.is_array()) {
     for (const json& r : old)
-      if (member(r, "trial").is_number_integer()) previous[r["trial"].get<std::int64_t>()] = r;
+      if (member(r, "trial").is_number_integer()) previous[r["trial"].get<std::int64_t>()] = &r;
   }
-  std::vector<json> history;
-  if (fromHistory) history = cache_.runs(ref_.ns);
+  RunHistory history(run_, [this] { return cache_.runs(ref_.ns); });
   std::map<std::int64_t, json> baselines;
   auto referencesOf = [&](std::int64_t trial) {
     if (!fromHistory) return references_;
-    ResolvedReferences resolved =
-        resolveHistory(references_, run_, trial, previous[trial], history);
+    const auto kept = previous.find(trial);
+    ResolvedReferences resolved = resolveHistory(
+        references_, trial, kept == previous.end() ? json() : *kept->second, history);
     baselines[trial] = std::move(resolved.baselines);
     return resolved.references;
   };

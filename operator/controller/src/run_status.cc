@@ -18,14 +18,6 @@ constexpr std::pair<UnitPhase, const char*> kPhaseNames[] = {
     {UnitPhase::kTimedOut, "TimedOut"},   {UnitPhase::kCancelled, "Cancelled"},
 };
 
-std::optional<common::WallTime> time(const json& object, const char* key) {
-  const std::string value = stringMember(object, key);
-  if (value.empty()) return std::nullopt;
-  common::Result<common::WallTime> parsed = common::parseRfc3339(value);
-  if (!parsed.isOk()) return std::nullopt;
-  return parsed.value();
-}
-
 }  // namespace
 
 std::string toString(UnitPhase phase) {
@@ -87,8 +79,8 @@ UnitRecord unitFromJson(const json& in) {
     for (const json& node : *it)
       if (node.is_string()) unit.nodes.push_back(node.get<std::string>());
   }
-  unit.startTime = time(in, "startTime");
-  unit.completionTime = time(in, "completionTime");
+  unit.startTime = common::timeMember(in, "startTime");
+  unit.completionTime = common::timeMember(in, "completionTime");
   unit.retained = in.value("retained", json(false)).is_boolean() && in.value("retained", false);
   unit.logDir = stringMember(in, "logDir");
   if (auto it = in.find("metrics"); it != in.end() && it->is_object()) unit.metrics = *it;

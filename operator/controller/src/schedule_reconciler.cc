@@ -17,20 +17,13 @@ namespace {
 
 using common::member;
 using common::stringMember;
+using common::timeMember;
 using common::WallTime;
 using kube::EventType;
 using nlohmann::json;
 using schedule::ScheduledRun;
 
 constexpr int kStatusAttempts = 3;
-
-std::optional<WallTime> timeMember(const json& object, std::string_view name) {
-  const std::string text = stringMember(object, name);
-  if (text.empty()) return std::nullopt;
-  common::Result<WallTime> parsed = common::parseRfc3339(text);
-  if (!parsed.isOk()) return std::nullopt;
-  return parsed.value();
-}
 
 bool controlledBy(const json& run, const std::string& uid) {
   const json& refs = member(member(run, "metadata"), "ownerReferences");

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "hetbench/common/clock.h"
+
 namespace hetbench::common {
 
 // Accessors that never throw: the objects read through them come from users, other
@@ -23,5 +25,7 @@ const nlohmann::json* presentMember(const nlohmann::json& object, std::string_vi
 /// A JSON integer, or a number with no fraction as a Go decoder may hand it over; values
 /// beyond int64 saturate (so that a range check rejects them). nullopt for anything else.
 std::optional<std::int64_t> integralValue(const nlohmann::json& v);
+/// An RFC 3339 time member (metav1.Time), or nullopt when it is absent or not such a time.
+std::optional<WallTime> timeMember(const nlohmann::json& object, std::string_view name);
 
 }  // namespace hetbench::common

@@ -76,8 +76,11 @@ class Manager {
   void enqueueRun(const nlohmann::json& run);
   void enqueueOwner(const nlohmann::json& workload);
   void enqueueSchedule(const nlohmann::json& schedule);
+  /// What an informer watches: BenchmarkRuns, workloads labelled with their run, or
+  /// BenchmarkSchedules; it decides the label selector, the index and which queue hears of it.
+  enum class Watched { kRuns, kWorkloads, kSchedules };
   std::unique_ptr<kube::Informer> makeInformer(const kube::GroupVersionResource& gvr,
-                                               const std::string& ns, bool labelled);
+                                               const std::string& ns, Watched watched);
   void startDiscoveredInformers();
 
   kube::KubeClient& client_;

@@ -36,6 +36,8 @@ inline const GroupVersionResource kServices{"", "v1", "services", true};
 inline const GroupVersionResource kNamespaces{"", "v1", "namespaces", false};
 inline const GroupVersionResource kJobs{"batch", "v1", "jobs", true};
 inline const GroupVersionResource kLeases{"coordination.k8s.io", "v1", "leases", true};
+inline const GroupVersionResource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
+                                                             "customresourcedefinitions", false};
 }  // namespace resources
 
 struct ListOptions {
