@@ -261,15 +261,18 @@ class ZeroingCollective final : public Collective {
       g.zero_();
     }
   }
+  void trainingEpochEnded(torch::nn::Module&) override { epochsEnded.push_back(averaged.size()); }
   std::vector<EpochFigures> gatherFigures(const EpochFigures& mine) override { return {mine}; }
 
   std::vector<size_t> broadcasts;
   std::vector<size_t> averaged;
+  std::vector<size_t> epochsEnded;  // how many steps had averaged their gradients by then
 };
 
 // Verifies the distributed seams: the parameters are broadcast once before training, and every
 // step hands all gradients to the collective after backward and before the optimizer (whose
-// update then sees the collective's gradients: zero here, so plain SGD changes nothing).
+// update then sees the collective's gradients: zero here, so plain SGD changes nothing), and
+// an epoch ends with the collective's epoch hook after its last step.
 TEST(Trainer, SynchronisesGradientsBetweenBackwardAndStep) {
   torch::manual_seed(2);
   const auto model = models::makeModel("cosmoflow", models::ModelOptions().sampleSize({32}));
@@ -286,6 +289,11 @@ TEST(Trainer, SynchronisesGradientsBetweenBackwardAndStep) {
   trainer.step(batch);
   EXPECT_EQ(collective.averaged, (std::vector<size_t>{parameters, parameters}));
   EXPECT_TRUE(torch::equal(model->module().parameters()[0], before));
+  EXPECT_TRUE(collective.epochsEnded.empty());
+  TrainingData data = TrainingData::fixedBatch(batch, 3);
+  trainer.trainEpoch(0, data, false);
+  EXPECT_EQ(collective.averaged.size(), 5U);
+  EXPECT_EQ(collective.epochsEnded, (std::vector<size_t>{5}));
 }
 
 // Verifies the evaluation pass: every sample counted, a finite mean loss, the metric in its

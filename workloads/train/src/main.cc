@@ -1,13 +1,18 @@
 // hetbench-train: trains an MLPerf model and prints its throughput (docs/workloads.md).
 #include <hetbench/data/loader.h>
+#include <hetbench/distributed/communicator.h>
+#include <hetbench/distributed/world.h>
 #include <hetbench/energy/devices.h>
 #include <hetbench/energy/meter.h>
 
+#include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "hetbench/train/data_parallel.h"
 #include "hetbench/train/options.h"
 #include "hetbench/train/program.h"
 
@@ -24,18 +29,45 @@ int main(int argc, char** argv) {
     std::cerr << "hetbench-train: " << parsed.error << " (see --help)\n";
     return 2;
   }
+  const train::TrainOptions& options = *parsed.options;
   train::ProgramDeps deps;
   deps.openLoader = hetbench::data::openLoader;
+  // The ranks of a torchrun-style run: joined before anything is printed on stdout, so that a
+  // rank that cannot join leaves no half-started run in its log.
+  namespace distributed = hetbench::distributed;
+  std::unique_ptr<distributed::Communicator> comm;
+  std::unique_ptr<train::DataParallel> ranks;
+  try {
+    const distributed::World world = distributed::worldFromEnvironment(std::getenv);
+    deps.localRank = world.localRank;
+    if (world.distributed()) {
+      distributed::ConnectOptions connect;
+      connect.device = train::chooseDevice(options.device, world.localRank);
+      std::cerr << "hetbench-train: joining as " << distributed::describe(world) << std::endl;
+      comm = distributed::connect(world, connect);
+      train::DataParallelOptions parallel;
+      parallel.buffers = train::referenceBufferSync(options.model);
+      parallel.overlapWithBackward = !options.cudaGraphs;
+      ranks = std::make_unique<train::DataParallel>(*comm, parallel);
+      deps.collective = ranks.get();
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hetbench-train: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "hetbench-train: " << e.what() << "\n";
+    return 1;
+  }
   // Energy of this rank's GPUs from NVML, when there is one; said once when there is none.
   std::shared_ptr<hetbench::energy::Meter> meter;
-  if (parsed.options->device != train::DeviceChoice::kCpu) {
+  if (options.device != train::DeviceChoice::kCpu) {
     const hetbench::energy::RankDevices devices = hetbench::energy::rankDevicesFromEnvironment();
     if (!devices.unavailable.empty()) {
       std::cerr << "hetbench-train: " << devices.unavailable << "\n";
     } else {
-      hetbench::energy::MeterOptions options;
-      options.devices = devices.devices;
-      hetbench::energy::OpenResult opened = hetbench::energy::openMeter(options);
+      hetbench::energy::MeterOptions meterOptions;
+      meterOptions.devices = devices.devices;
+      hetbench::energy::OpenResult opened = hetbench::energy::openMeter(meterOptions);
       if (opened.meter) {
         meter = std::move(opened.meter);
         deps.energyJoules = [meter] { return meter->joules(); };
@@ -44,5 +76,16 @@ int main(int argc, char** argv) {
       }
     }
   }
-  return train::runTraining(*parsed.options, deps, std::cout, std::cerr);
+  const int status = train::runTraining(options, deps, std::cout, std::cerr);
+  // Rank 0 serves the rendezvous store: no rank leaves before every rank is done with it. A
+  // failed rank leaves at once; the others' next collective fails on its closed connections.
+  if (comm && status == 0) {
+    try {
+      comm->barrier();
+    } catch (const std::exception& e) {
+      std::cerr << "hetbench-train: after training: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  return status;
 }

@@ -20,22 +20,6 @@
 namespace hetbench::train {
 namespace {
 
-torch::Device chooseDevice(DeviceChoice choice) {
-  if (choice == DeviceChoice::kCpu) {
-    return torch::kCPU;
-  }
-  const bool available = cuda::built() && torch::cuda::is_available();
-  if (choice == DeviceChoice::kCuda && !cuda::built()) {
-    throw std::invalid_argument(
-        "--device cuda: this hetbench-train is built on a LibTorch "
-        "without CUDA");
-  }
-  if (choice == DeviceChoice::kCuda && !available) {
-    throw std::invalid_argument("--device cuda: no CUDA device is visible");
-  }
-  return available ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-}
-
 /// Starts each ResNet block's residual branch at zero: the scale of its last BN.
 void zeroInitResidual(torch::nn::Module& module) {
   const torch::NoGradGuard noGrad;
@@ -122,7 +106,7 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
   if (options.threads > 0) {
     torch::set_num_threads(static_cast<int>(options.threads));
   }
-  const torch::Device device = chooseDevice(options.device);
+  const torch::Device device = chooseDevice(options.device, deps.localRank);
   if (device.is_cuda()) {
     at::globalContext().setBenchmarkCuDNN(true);  // autotuned convolutions
     torch::cuda::manual_seed_all(options.seed);
@@ -190,6 +174,29 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
 }
 
 }  // namespace
+
+c10::Device chooseDevice(DeviceChoice choice, int localRank) {
+  if (choice == DeviceChoice::kCpu) {
+    return torch::kCPU;
+  }
+  if (choice == DeviceChoice::kCuda && !cuda::built()) {
+    throw std::invalid_argument(
+        "--device cuda: this hetbench-train is built on a LibTorch without CUDA");
+  }
+  const int64_t visible = cuda::built() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+  if (choice == DeviceChoice::kCuda && visible == 0) {
+    throw std::invalid_argument("--device cuda: no CUDA device is visible");
+  }
+  if (visible == 0) {
+    return torch::kCPU;
+  }
+  if (localRank >= visible) {
+    throw std::invalid_argument("local rank " + std::to_string(localRank) + " needs GPU " +
+                                std::to_string(localRank) + ", and " + std::to_string(visible) +
+                                " are visible: one process per GPU");
+  }
+  return {torch::kCUDA, static_cast<c10::DeviceIndex>(localRank)};
+}
 
 void keepFreedMemory() {
 #ifdef __GLIBC__

@@ -169,8 +169,9 @@ void Trainer::forwardBackward(const models::Batch& batch) {
 }
 
 void Trainer::finishStep() {
+  collective_.averageGradients(optimizer_->gradients());
+  // Averaging may give a parameter its first gradient: the list is read again.
   const std::vector<torch::Tensor> gradients = optimizer_->gradients();
-  collective_.averageGradients(gradients);
   if (scaler_) {
     const bool nonFinite = scaler_->unscale(gradients);
     if (scaler_->update(nonFinite)) {
@@ -259,6 +260,7 @@ EpochFigures Trainer::trainEpoch(int64_t epoch, TrainingData& data, bool warmup)
   figures.ioSeconds = times.ioSeconds;
   figures.computeSeconds = times.computeSeconds;
   figures.lossSum = lossSum.item<double>();
+  collective_.trainingEpochEnded(model_.module());
   return figures;
 }
 

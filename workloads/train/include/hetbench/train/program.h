@@ -1,5 +1,7 @@
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -19,11 +21,18 @@ class Collective;
 struct ProgramDeps {
   /// The ranks of a distributed run; nullptr for a single process.
   Collective* collective = nullptr;
+  /// This process among those of its node (LOCAL_RANK): which visible GPU it takes.
+  int localRank = 0;
   /// Opens a dataset's loader (data::openLoader); unset, --data PATH is refused.
   std::function<std::unique_ptr<data::Loader>(const data::LoaderOptions&)> openLoader;
   /// A cumulative energy counter of this rank's accelerators in joules; unset: no energy.
   std::function<double()> energyJoules;
 };
+
+/// The device of --device for the process of local rank `localRank`: cuda:localRank, or the CPU
+/// (auto without a usable GPU). Throws std::invalid_argument for cuda on a LibTorch without
+/// CUDA, on a machine without a visible GPU, or with fewer visible GPUs than local ranks.
+c10::Device chooseDevice(DeviceChoice choice, int localRank);
 
 /// Keeps the memory that LibTorch frees inside the process, for glibc's malloc: no mmap and no
 /// trimming of the heap below 1 GiB. A training step frees and allocates the same activation and

@@ -39,6 +39,8 @@ class Collective {
   /// Every step, after backward and before the optimizer (and before fp16 unscaling): each
   /// gradient becomes the mean over the ranks, in place.
   virtual void averageGradients(const std::vector<torch::Tensor>& gradients) = 0;
+  /// Every epoch, after its last step and before its evaluation (untimed).
+  virtual void trainingEpochEnded(torch::nn::Module& module) = 0;
   /// Every epoch: each rank's figures, indexed by rank (combineRanks makes them one).
   virtual std::vector<EpochFigures> gatherFigures(const EpochFigures& mine) = 0;
 };
@@ -50,6 +52,7 @@ class SingleProcess final : public Collective {
   int64_t worldSize() const override { return 1; }
   void broadcastParameters(torch::nn::Module&) override {}
   void averageGradients(const std::vector<torch::Tensor>&) override {}
+  void trainingEpochEnded(torch::nn::Module&) override {}
   std::vector<EpochFigures> gatherFigures(const EpochFigures& mine) override { return {mine}; }
 };
 
