@@ -35,9 +35,9 @@ inline uint16_t freePort() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof(address);
-  const bool bound =
-      fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const bool bound = fd >= 0 &&
+                     ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   if (fd >= 0) ::close(fd);
   if (!bound) throw std::runtime_error("no free port on 127.0.0.1");
   return ntohs(address.sin_port);
@@ -88,8 +88,8 @@ class ChildProcess {
   /// The wait status once the process has exited, or nullopt if it still runs at the deadline.
   std::optional<int> waitUntil(std::chrono::steady_clock::time_point deadline) {
     while (!status_) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
       pollfd ready{pidfd_, POLLIN, 0};
       if (::poll(&ready, 1, static_cast<int>(left.count())) > 0) {

@@ -14,8 +14,8 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -230,8 +230,7 @@ TEST_P(TwoRanks, TrainInStep) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TwoRanks,
-                         ::testing::Values("cosmoflow", "resnet50", "deepcam"),
+INSTANTIATE_TEST_SUITE_P(Models, TwoRanks, ::testing::Values("cosmoflow", "resnet50", "deepcam"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            return param.param;
                          });

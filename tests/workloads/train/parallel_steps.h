@@ -45,9 +45,9 @@ inline std::unique_ptr<models::Model> parallelModel(const std::string& name, uin
   if (name == "cosmoflow") {
     return std::make_unique<DeterministicCosmoFlow>();
   }
-  return models::makeModel(name, models::ModelOptions().sampleSize(
-                                     name == "deepcam" ? std::vector<int64_t>{32, 48}
-                                                       : std::vector<int64_t>{32}));
+  return models::makeModel(
+      name, models::ModelOptions().sampleSize(name == "deepcam" ? std::vector<int64_t>{32, 48}
+                                                                : std::vector<int64_t>{32}));
 }
 
 constexpr uint64_t kModelSeed = 100;
