@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hetbench/results/aggregate.h"
+#include "hetbench/train/launcher.h"
 #include "log_reading.h"
 #include "parallel_steps.h"
 #include "support/child_process.h"
@@ -302,6 +303,78 @@ TEST(TwoRankProgram, TrainsOnADatasetAsOneRun) {
     EXPECT_NE(ranks[rank]->output().find("\"eval_samples\":4,"), std::string::npos)
         << ranks[rank]->output();
   }
+}
+
+// Verifies the environment of the ranks a node's launcher starts: the node's world counts
+// nodes, the ranks' counts processes.
+TEST(Launcher, NumbersTheRanksOfANode) {
+  distributed::World node;
+  node.size = 2;
+  node.rank = 1;
+  node.masterAddr = "bench-0.bench";
+  node.masterPort = 29400;
+  EXPECT_EQ(localRankEnvironment(node, 4, 3),
+            (std::map<std::string, std::string>{{"WORLD_SIZE", "8"},
+                                                {"RANK", "7"},
+                                                {"LOCAL_RANK", "3"},
+                                                {"LOCAL_WORLD_SIZE", "4"},
+                                                {"MASTER_ADDR", "bench-0.bench"},
+                                                {"MASTER_PORT", "29400"}}));
+  const distributed::World alone;
+  EXPECT_EQ(localRankEnvironment(alone, 2, 0),
+            (std::map<std::string, std::string>{{"WORLD_SIZE", "2"},
+                                                {"RANK", "0"},
+                                                {"LOCAL_RANK", "0"},
+                                                {"LOCAL_WORLD_SIZE", "2"},
+                                                {"MASTER_ADDR", "127.0.0.1"},
+                                                {"MASTER_PORT", "29500"}}));
+}
+
+// Verifies hetbench-train as its node's launcher, as in a pod with several GPUs: started
+// without LOCAL_RANK and with --procs-per-node 2, it runs two ranks whose interleaved lines
+// on the one stdout the operator reads as one run of world size 2 (every line whole); a rank
+// that fails (a global batch that does not divide) stops the other and the launcher exits
+// with its status.
+TEST(Launcher, StartsTheRanksOfItsNode) {
+  const TempDir dir("launcher");
+  const std::vector<std::string> base = {
+      "--model",           "cosmoflow", "--sample-size", "32", "--epochs", "2",
+      "--steps-per-epoch", "2",         "--threads",     "1",  "--device", "cpu",
+      "--procs-per-node",  "2"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--batch-size", "4"});
+  ChildProcess launcher(HETBENCH_TRAIN_BIN, args,
+                        {{"MASTER_PORT", std::to_string(freePort())}, {"OMP_NUM_THREADS", "1"}},
+                        dir.file("node.log"));
+  const auto status = launcher.waitUntil(Clock::now() + std::chrono::seconds(240));
+  ASSERT_TRUE(status.has_value()) << launcher.output();
+  ASSERT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << launcher.output();
+  const std::string output = launcher.output();
+  EXPECT_NE(output.find("hetbench-train: started ranks 0 to 1 of 2 on this node\n"),
+            std::string::npos)
+      << output;
+  const results::ParsedLog log = testing_support::readHetbench(output);
+  ASSERT_TRUE(log.errors.empty()) << results::logStatus(log).toString() << "\n" << output;
+  ASSERT_TRUE(log.run.has_value());
+  EXPECT_EQ(log.run->worldSize, 2);
+  EXPECT_EQ(log.run->globalBatchSize, 4);
+  ASSERT_EQ(log.epochs.size(), 4U);
+  EXPECT_TRUE(results::aggregateRepetition(log).isOk());
+  for (const std::string& line : testing_support::lines(output)) {
+    EXPECT_TRUE(line.rfind("hetbench-train: ", 0) == 0 || line.rfind(":::HETBENCH {", 0) == 0)
+        << "a line cut by another rank's: " << line;
+  }
+
+  args = base;
+  args.insert(args.end(), {"--batch-size", "3"});
+  ChildProcess failing(HETBENCH_TRAIN_BIN, args, {{"MASTER_PORT", std::to_string(freePort())}},
+                       dir.file("failing.log"));
+  const auto failed = failing.waitUntil(Clock::now() + std::chrono::seconds(120));
+  ASSERT_TRUE(failed.has_value()) << failing.output();
+  EXPECT_TRUE(WIFEXITED(*failed) && WEXITSTATUS(*failed) == 2) << failing.output();
+  EXPECT_NE(failing.output().find("--batch-size 3 does not divide among 2 ranks"),
+            std::string::npos)
+      << failing.output();
 }
 
 // Verifies that a world that cannot be joined fails before training, with status 2 and the

@@ -49,7 +49,9 @@ TEST(TrainOptions, ParsesEveryFlag) {
                                             "--weight-decay=0.01",
                                             "--mllog",
                                             "--threads",
-                                            "2"});
+                                            "2",
+                                            "--procs-per-node",
+                                            "4"});
   ASSERT_TRUE(parsed.options.has_value()) << parsed.error;
   const TrainOptions& o = *parsed.options;
   EXPECT_EQ(o.model, "deepcam");
@@ -74,6 +76,7 @@ TEST(TrainOptions, ParsesEveryFlag) {
   EXPECT_FALSE(o.momentum.has_value());
   EXPECT_TRUE(o.mllog);
   EXPECT_EQ(o.threads, 2);
+  EXPECT_EQ(o.procsPerNode, 4);
   EXPECT_FALSE(o.zeroInitResidual);
 
   const ParsedArgs defaults = parseTrainArgs(withBase({}));
@@ -84,6 +87,8 @@ TEST(TrainOptions, ParsesEveryFlag) {
   EXPECT_EQ(defaults.options->precision, Precision::kFp32);
   EXPECT_EQ(defaults.options->device, DeviceChoice::kAuto);
   EXPECT_EQ(defaults.options->loaderThreads, 4);
+  EXPECT_FALSE(defaults.options->procsPerNode.has_value());
+  EXPECT_FALSE(parseTrainArgs(withBase({"--procs-per-node", "auto"})).options->procsPerNode);
   EXPECT_FALSE(defaults.options->channelsLast || defaults.options->cudaGraphs ||
                defaults.options->eval || defaults.options->mllog);
 }
@@ -123,6 +128,11 @@ TEST(TrainOptions, RefusesWithAMessage) {
       {withBase({"--data", ""}),
        "flag --data: must be 'synthetic' or a dataset's directory, not empty"},
       {withBase({"--loader-threads", "0"}), "flag --loader-threads: must be at least 1, not 0"},
+      {withBase({"--procs-per-node", "0"}), "flag --procs-per-node: must be from 1 to 1024, not 0"},
+      {withBase({"--procs-per-node", "1025"}),
+       "flag --procs-per-node: must be from 1 to 1024, not 1025"},
+      {withBase({"--procs-per-node", "all"}),
+       "flag --procs-per-node: 'all' is neither auto nor an integer"},
       {withBase({"extra"}), "unexpected argument 'extra' (flags start with --)"},
       {{"--batch-size", "8", "--steps-per-epoch", "1"},
        "--model is required (resnet50, cosmoflow or deepcam)"},
@@ -179,6 +189,7 @@ TEST(TrainOptions, HelpListsTheFlags) {
                            "--zero-init-residual",
                            "--mllog",
                            "--threads",
+                           "--procs-per-node",
                            "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }

@@ -5,6 +5,7 @@
 #include <hetbench/energy/devices.h>
 #include <hetbench/energy/meter.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -13,14 +14,20 @@
 #include <vector>
 
 #include "hetbench/train/data_parallel.h"
+#include "hetbench/train/launcher.h"
 #include "hetbench/train/options.h"
 #include "hetbench/train/program.h"
 
 int main(int argc, char** argv) {
   namespace train = hetbench::train;
+  // Before any thread exists, in case this process becomes its node's launcher.
+  train::blockLauncherSignals();
+  // One write per line on stderr, so that the lines of ranks sharing it do not interleave.
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
+  std::cerr.unsetf(std::ios_base::unitbuf);
   train::keepFreedMemory();
-  const train::ParsedArgs parsed =
-      train::parseTrainArgs(std::vector<std::string>(argv + 1, argv + argc));
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const train::ParsedArgs parsed = train::parseTrainArgs(args);
   if (parsed.help) {
     std::cout << train::trainUsage();
     return 0;
@@ -39,6 +46,15 @@ int main(int argc, char** argv) {
   std::unique_ptr<train::DataParallel> ranks;
   try {
     const distributed::World world = distributed::worldFromEnvironment(std::getenv);
+    // Without LOCAL_RANK no launcher started this process: on a node with several GPUs it
+    // starts one rank per GPU (the environment's world counts nodes) and waits for them.
+    if (std::getenv("LOCAL_RANK") == nullptr) {
+      const int procs = train::localProcesses(options);
+      if (procs > 1) {
+        return train::launchLocalRanks("/proc/self/exe", args, world, procs, std::cerr);
+      }
+    }
+    train::unblockLauncherSignals();
     deps.localRank = world.localRank;
     if (world.distributed()) {
       distributed::ConnectOptions connect;

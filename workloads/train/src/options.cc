@@ -140,6 +140,23 @@ std::string setSeed(TrainOptions& options, std::string_view text) {
   return "";
 }
 
+std::string setProcsPerNode(TrainOptions& options, std::string_view text) {
+  if (text == "auto") {
+    options.procsPerNode.reset();
+    return "";
+  }
+  constexpr int64_t kMostProcesses = 1024;
+  const auto value = parseNumber<int64_t>(text);
+  if (!value) {
+    return quoted(text) + " is neither auto nor an integer";
+  }
+  if (*value < 1 || *value > kMostProcesses) {
+    return "must be from 1 to " + std::to_string(kMostProcesses) + ", not " + std::string(text);
+  }
+  options.procsPerNode = *value;
+  return "";
+}
+
 std::string setData(TrainOptions& options, std::string_view text) {
   if (text.empty()) {
     return "must be 'synthetic' or a dataset's directory, not empty";
@@ -201,6 +218,10 @@ const std::vector<Flag>& flags() {
       {"mllog", "", "also print MLPerf :::MLLOG lines", boolean(&TrainOptions::mllog)},
       {"threads", "N", "intra-op CPU threads (default 0: LibTorch's choice)",
        integer(&TrainOptions::threads, 0)},
+      {"procs-per-node", "N|auto",
+       "ranks to start on this node when no launcher did (LOCAL_RANK unset); auto (default): "
+       "one per visible GPU, one on the CPU",
+       setProcsPerNode},
   };
   return table;
 }

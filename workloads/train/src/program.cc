@@ -9,6 +9,7 @@
 #include <torch/nn/init.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -196,6 +197,16 @@ c10::Device chooseDevice(DeviceChoice choice, int localRank) {
                                 " are visible: one process per GPU");
   }
   return {torch::kCUDA, static_cast<c10::DeviceIndex>(localRank)};
+}
+
+int localProcesses(const TrainOptions& options) {
+  if (options.procsPerNode) {
+    return static_cast<int>(*options.procsPerNode);
+  }
+  if (options.device == DeviceChoice::kCpu || !cuda::built()) {
+    return 1;
+  }
+  return std::max(1, static_cast<int>(torch::cuda::device_count()));
 }
 
 void keepFreedMemory() {

@@ -40,6 +40,8 @@ struct TrainOptions {
   bool zeroInitResidual = false;
   bool mllog = false;
   int64_t threads = 0;  // intra-op CPU threads; 0: LibTorch's default
+  /// Processes this program starts on its node, one per GPU (launcher.h); unset: auto.
+  std::optional<int64_t> procsPerNode;
 
   bool synthetic() const { return data == "synthetic"; }
 };

@@ -34,6 +34,10 @@ struct ProgramDeps {
 /// CUDA, on a machine without a visible GPU, or with fewer visible GPUs than local ranks.
 c10::Device chooseDevice(DeviceChoice choice, int localRank);
 
+/// The ranks a launching hetbench-train starts on its node (launcher.h): --procs-per-node, or
+/// for auto one per visible GPU (none visible, --device cpu or a LibTorch without CUDA: one).
+int localProcesses(const TrainOptions& options);
+
 /// Keeps the memory that LibTorch frees inside the process, for glibc's malloc: no mmap and no
 /// trimming of the heap below 1 GiB. A training step frees and allocates the same activation and
 /// gradient sizes every step; with glibc's defaults they go back to the kernel and every step
