@@ -94,6 +94,17 @@ class Hdf5Writer {
   hid_t file_;
 };
 
+/// Runs `fn` and returns the message of the std::runtime_error it must throw.
+template <typename Fn>
+std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 /// The .npy file of a C-ordered array of T with NumPy's dtype string `descr`.
 template <typename T>
 std::string npyFile(const std::string& descr, const std::vector<int64_t>& shape,

@@ -15,6 +15,7 @@
 namespace hetbench::data {
 namespace {
 
+using fixtures::errorOf;
 using fixtures::makePixels;
 using fixtures::noisePixels;
 using fixtures::TempDir;
@@ -27,17 +28,6 @@ float normalised(double level, int c) {
 
 /// The 8-bit level of a normalised value in channel c.
 double level(float value, int c) { return (value * kImageNetStd[c] + kImageNetMean[c]) * 255.0; }
-
-/// Runs `fn` and returns the message of the std::runtime_error it must throw.
-template <typename Fn>
-std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // Verifies that a flat-colour RGB JPEG decodes to its colour.
 TEST(DecodeJpeg, FlatColour) {

@@ -19,6 +19,7 @@
 namespace hetbench::data {
 namespace {
 
+using fixtures::errorOf;
 using fixtures::Hdf5Writer;
 using fixtures::npyFile;
 using fixtures::TempDir;
@@ -43,17 +44,6 @@ std::vector<models::Batch> epoch(Loader& loader, int64_t e) {
   std::vector<models::Batch> batches;
   while (std::optional<models::Batch> b = loader.next()) batches.push_back(std::move(*b));
   return batches;
-}
-
-/// The message of the std::runtime_error that `fn` must throw.
-template <typename Fn>
-std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 /// `count` CosmoFlow samples in `dir`/train and `dir`/validation as .npy pairs, sample i's

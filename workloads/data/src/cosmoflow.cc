@@ -84,18 +84,20 @@ class Cosmoflow : public Dataset {
  private:
   void readHdf5Sample(const std::string& path, float* input, float* target) const {
     const Hdf5File file(path);
-    checkUniverse(path, "dataset 'x'", file.shape("x"), side_);
-    checkTarget(path, "dataset 'y'", file.shape("y"));
+    const Hdf5Dataset x = file.dataset("x");
+    checkUniverse(path, "dataset 'x'", x.shape(), side_);
+    const Hdf5Dataset y = file.dataset("y");
+    checkTarget(path, "dataset 'y'", y.shape());
     thread_local std::vector<float> scratch;
     const int64_t row = side_ * kChannels;
     scratch.resize(static_cast<size_t>(side_ * side_ * row));
-    file.read("x", {side_, side_, side_, kChannels}, scratch.data());
+    x.read({side_, side_, side_, kChannels}, scratch.data());
     for (int64_t d = 0; d < side_; ++d) {
       for (int64_t h = 0; h < side_; ++h) {
         scatterRow(scratch.data() + (d * side_ + h) * row, d, h, side_, input);
       }
     }
-    file.read("y", {kChannels}, target);
+    y.read({kChannels}, target);
   }
 
   void readNpySample(const std::string& dataPath, const std::string& labelPath, float* input,
@@ -103,19 +105,11 @@ class Cosmoflow : public Dataset {
     const std::string bytes = readFile(dataPath);
     const NpyHeader header = parseNpyHeader(bytes, dataPath);
     checkUniverse(dataPath, "the array", header.shape, side_);
-    int64_t count = 1;
-    for (const int64_t d : header.shape) count *= d;
-    const int64_t available = static_cast<int64_t>(bytes.size()) - header.dataOffset;
-    if (available < count * header.itemSize) {
-      throw std::runtime_error(dataPath + ": truncated: the shape needs " +
-                               std::to_string(count * header.itemSize) +
-                               " bytes of data, the file has " + std::to_string(available));
-    }
+    const char* data = npyData(header, bytes, dataPath);
     const int64_t height = header.shape[1];
     const int64_t width = header.shape[2];
     thread_local std::vector<float> row;
     row.resize(static_cast<size_t>(side_ * kChannels));
-    const char* data = bytes.data() + header.dataOffset;
     for (int64_t d = 0; d < side_; ++d) {
       for (int64_t h = 0; h < side_; ++h) {
         const int64_t offset = (d * height + h) * width * kChannels;

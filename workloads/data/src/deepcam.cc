@@ -24,15 +24,16 @@ class Deepcam : public Dataset {
     // (x - minval) / (maxval - minval), from stats.h5's climate/minval and climate/maxval.
     const Hdf5File file(stats.string());
     std::vector<double> minval(kChannels), maxval(kChannels);
-    for (const char* name : {"climate/minval", "climate/maxval"}) {
-      const std::vector<int64_t> shape = file.shape(name);
+    for (const auto& [name, values] :
+         {std::pair{"climate/minval", &minval}, std::pair{"climate/maxval", &maxval}}) {
+      const Hdf5Dataset dataset = file.dataset(name);
+      const std::vector<int64_t> shape = dataset.shape();
       if (shape != std::vector<int64_t>{kChannels}) {
         throw std::runtime_error(stats.string() + ": dataset '" + name + "' has shape " +
                                  formatShape(shape) + ", not [16]");
       }
+      dataset.read({kChannels}, values->data());
     }
-    file.read("climate/minval", {kChannels}, minval.data());
-    file.read("climate/maxval", {kChannels}, maxval.data());
     for (int64_t c = 0; c < kChannels; ++c) {
       const auto i = static_cast<size_t>(c);
       if (!(maxval[i] > minval[i])) {
@@ -50,13 +51,15 @@ class Deepcam : public Dataset {
   void read(int64_t index, uint64_t, float* input, void* target) const override {
     const std::string& path = files_[static_cast<size_t>(index)];
     const Hdf5File file(path);
-    const std::vector<int64_t> shape = file.shape(kData);
+    const Hdf5Dataset data = file.dataset(kData);
+    const std::vector<int64_t> shape = data.shape();
     if (shape.size() != 3 || shape[2] != kChannels || shape[0] < height_ || shape[1] < width_) {
       throw std::runtime_error(path + ": dataset '" + kData + "' has shape " + formatShape(shape) +
                                ", not [H, W, 16] with H >= " + std::to_string(height_) +
                                ", W >= " + std::to_string(width_));
     }
-    const std::vector<int64_t> labelShape = file.shape(kLabels);
+    const Hdf5Dataset labelData = file.dataset(kLabels);
+    const std::vector<int64_t> labelShape = labelData.shape();
     if (labelShape != std::vector<int64_t>{shape[0], shape[1]}) {
       throw std::runtime_error(path + ": dataset '" + kLabels + "' has shape " +
                                formatShape(labelShape) + ", not the data's [H, W] " +
@@ -65,7 +68,7 @@ class Deepcam : public Dataset {
     thread_local std::vector<float> scratch;
     const int64_t pixels = height_ * width_;
     scratch.resize(static_cast<size_t>(pixels * kChannels));
-    file.read(kData, {height_, width_, kChannels}, scratch.data());
+    data.read({height_, width_, kChannels}, scratch.data());
     for (int64_t p = 0; p < pixels; ++p) {  // HWC to CHW, normalised
       const float* src = scratch.data() + p * kChannels;
       for (int64_t c = 0; c < kChannels; ++c) {
@@ -74,7 +77,7 @@ class Deepcam : public Dataset {
       }
     }
     auto* labels = static_cast<int64_t*>(target);
-    file.read(kLabels, {height_, width_}, labels);
+    labelData.read({height_, width_}, labels);
     for (int64_t p = 0; p < pixels; ++p) {
       if (labels[p] < 0 || labels[p] >= kClasses) {
         throw std::runtime_error(path + ": dataset '" + kLabels + "' holds " +

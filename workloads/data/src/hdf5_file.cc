@@ -56,36 +56,33 @@ bool Hdf5File::hasDataset(const std::string& name) const {
   return object.valid() && H5Iget_type(object.get()) == H5I_DATASET;
 }
 
-Hdf5Id Hdf5File::openDataset(const std::string& name) const {
+Hdf5Dataset Hdf5File::dataset(const std::string& name) const {
   if (!hasDataset(name)) throw std::runtime_error(path_ + ": no dataset '" + name + "'");
   Hdf5Id dataset(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dataset.valid()) {
     throw std::runtime_error(path_ + ": cannot open dataset '" + name + "': " + lastError());
   }
-  return dataset;
+  return Hdf5Dataset(path_, name, std::move(dataset));
 }
 
-std::vector<int64_t> Hdf5File::shape(const std::string& name) const {
-  const Hdf5Id dataset = openDataset(name);
-  const Hdf5Id space(H5Dget_space(dataset.get()), H5Sclose);
+std::vector<int64_t> Hdf5Dataset::shape() const {
+  const Hdf5Id space(H5Dget_space(id_.get()), H5Sclose);
   const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
   if (rank < 0) {
-    throw std::runtime_error(path_ + ": cannot read the shape of '" + name + "': " + lastError());
+    throw std::runtime_error(path_ + ": cannot read the shape of '" + name_ + "': " + lastError());
   }
   std::vector<hsize_t> dims(static_cast<size_t>(rank));
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   return std::vector<int64_t>(dims.begin(), dims.end());
 }
 
-void Hdf5File::readAs(const std::string& name, const std::vector<int64_t>& count, hid_t memType,
-                      void* out) const {
-  const Hdf5Id dataset = openDataset(name);
-  const Hdf5Id type(H5Dget_type(dataset.get()), H5Tclose);
+void Hdf5Dataset::readAs(const std::vector<int64_t>& count, hid_t memType, void* out) const {
+  const Hdf5Id type(H5Dget_type(id_.get()), H5Tclose);
   const H5T_class_t cls = type.valid() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
-    throw std::runtime_error(path_ + ": dataset '" + name + "' is not numeric");
+    throw std::runtime_error(path_ + ": dataset '" + name_ + "' is not numeric");
   }
-  const Hdf5Id fileSpace(H5Dget_space(dataset.get()), H5Sclose);
+  const Hdf5Id fileSpace(H5Dget_space(id_.get()), H5Sclose);
   std::vector<hsize_t> start(count.size(), 0);
   std::vector<hsize_t> extent(count.begin(), count.end());
   const Hdf5Id memSpace(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr),
@@ -93,22 +90,21 @@ void Hdf5File::readAs(const std::string& name, const std::vector<int64_t>& count
   if (!fileSpace.valid() || !memSpace.valid() ||
       H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(),
                           nullptr) < 0 ||
-      H5Dread(dataset.get(), memType, memSpace.get(), fileSpace.get(), H5P_DEFAULT, out) < 0) {
-    throw std::runtime_error(path_ + ": cannot read dataset '" + name + "': " + lastError());
+      H5Dread(id_.get(), memType, memSpace.get(), fileSpace.get(), H5P_DEFAULT, out) < 0) {
+    throw std::runtime_error(path_ + ": cannot read dataset '" + name_ + "': " + lastError());
   }
 }
 
-void Hdf5File::read(const std::string& name, const std::vector<int64_t>& count, float* out) const {
-  readAs(name, count, H5T_NATIVE_FLOAT, out);
+void Hdf5Dataset::read(const std::vector<int64_t>& count, float* out) const {
+  readAs(count, H5T_NATIVE_FLOAT, out);
 }
 
-void Hdf5File::read(const std::string& name, const std::vector<int64_t>& count,
-                    int64_t* out) const {
-  readAs(name, count, H5T_NATIVE_INT64, out);
+void Hdf5Dataset::read(const std::vector<int64_t>& count, int64_t* out) const {
+  readAs(count, H5T_NATIVE_INT64, out);
 }
 
-void Hdf5File::read(const std::string& name, const std::vector<int64_t>& count, double* out) const {
-  readAs(name, count, H5T_NATIVE_DOUBLE, out);
+void Hdf5Dataset::read(const std::vector<int64_t>& count, double* out) const {
+  readAs(count, H5T_NATIVE_DOUBLE, out);
 }
 
 }  // namespace hetbench::data

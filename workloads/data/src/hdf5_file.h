@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hetbench::data {
@@ -30,6 +31,31 @@ class Hdf5Id {
   herr_t (*close_)(hid_t);
 };
 
+class Hdf5File;
+
+/// One dataset of an open file (Hdf5File::dataset), looked up and opened once for its shape and
+/// its reads. The file must outlive it.
+class Hdf5Dataset {
+ public:
+  /// The dataset's dimensions; throws naming the file and the dataset when they cannot be read.
+  std::vector<int64_t> shape() const;
+  /// Reads the leading corner [0, count[i]) of a numeric dataset, converted by HDF5 to float,
+  /// int64 or double, in C order. count has the dataset's rank.
+  void read(const std::vector<int64_t>& count, float* out) const;
+  void read(const std::vector<int64_t>& count, int64_t* out) const;
+  void read(const std::vector<int64_t>& count, double* out) const;
+
+ private:
+  friend class Hdf5File;
+  Hdf5Dataset(const std::string& path, std::string name, Hdf5Id id)
+      : path_(path), name_(std::move(name)), id_(std::move(id)) {}
+  void readAs(const std::vector<int64_t>& count, hid_t memType, void* out) const;
+
+  const std::string& path_;
+  std::string name_;
+  Hdf5Id id_;
+};
+
 /// One HDF5 file opened read-only.
 class Hdf5File {
  public:
@@ -39,19 +65,10 @@ class Hdf5File {
   const std::string& path() const { return path_; }
   /// Whether `name` (a path such as "climate/data") is a dataset of the file.
   bool hasDataset(const std::string& name) const;
-  /// The dataset's dimensions; throws naming the file and the dataset when it is missing.
-  std::vector<int64_t> shape(const std::string& name) const;
-  /// Reads the leading corner [0, count[i]) of a numeric dataset, converted by HDF5 to float or
-  /// int64, in C order. count has the dataset's rank.
-  void read(const std::string& name, const std::vector<int64_t>& count, float* out) const;
-  void read(const std::string& name, const std::vector<int64_t>& count, int64_t* out) const;
-  void read(const std::string& name, const std::vector<int64_t>& count, double* out) const;
+  /// Opens the dataset; throws naming the file and the dataset when it is missing.
+  Hdf5Dataset dataset(const std::string& name) const;
 
  private:
-  Hdf5Id openDataset(const std::string& name) const;
-  void readAs(const std::string& name, const std::vector<int64_t>& count, hid_t memType,
-              void* out) const;
-
   std::string path_;
   Hdf5Id file_;
 };

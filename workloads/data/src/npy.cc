@@ -1,9 +1,10 @@
 #include "hetbench/data/npy.h"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+#include <string_view>
+
+#include "readers.h"
 
 namespace hetbench::data {
 namespace {
@@ -126,6 +127,26 @@ int64_t elements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+/// A dtype this reader takes: NumPy's name, bytes per element, conversion to float.
+struct NpyType {
+  std::string_view descr;
+  int size;
+  void (*toFloat)(const char*, int64_t, float*);
+};
+
+constexpr NpyType kNpyTypes[] = {{"|i1", 1, convert<int8_t>},  {"|u1", 1, convert<uint8_t>},
+                                 {"<i2", 2, convert<int16_t>}, {"<u2", 2, convert<uint16_t>},
+                                 {"<i4", 4, convert<int32_t>}, {"<u4", 4, convert<uint32_t>},
+                                 {"<i8", 8, convert<int64_t>}, {"<u8", 8, convert<uint64_t>},
+                                 {"<f4", 4, convert<float>},   {"<f8", 8, convert<double>}};
+
+const NpyType* npyType(std::string_view descr) {
+  for (const NpyType& type : kNpyTypes) {
+    if (type.descr == descr) return &type;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 NpyHeader parseNpyHeader(const std::string& bytes, const std::string& name) {
@@ -155,49 +176,38 @@ NpyHeader parseNpyHeader(const std::string& bytes, const std::string& name) {
   for (const int64_t d : header.shape) {
     if (d < 0) fail(name, "a negative dimension");
   }
-  static const std::vector<std::pair<std::string, int>> kTypes = {
-      {"|i1", 1}, {"|u1", 1}, {"<i2", 2}, {"<u2", 2}, {"<i4", 4},
-      {"<u4", 4}, {"<i8", 8}, {"<u8", 8}, {"<f4", 4}, {"<f8", 8}};
-  for (const auto& [descr, size] : kTypes) {
-    if (header.descr == descr) header.itemSize = size;
-  }
-  if (header.itemSize == 0) {
+  const NpyType* type = npyType(header.descr);
+  if (type == nullptr) {
     fail(name,
          "dtype '" + header.descr + "' is not supported (little-endian integers and floats only)");
   }
+  header.itemSize = type->size;
   return header;
 }
 
 void npyToFloat(const NpyHeader& h, const char* data, int64_t count, float* out) {
-  const std::string& t = h.descr;
-  if (t == "|i1") return convert<int8_t>(data, count, out);
-  if (t == "|u1") return convert<uint8_t>(data, count, out);
-  if (t == "<i2") return convert<int16_t>(data, count, out);
-  if (t == "<u2") return convert<uint16_t>(data, count, out);
-  if (t == "<i4") return convert<int32_t>(data, count, out);
-  if (t == "<u4") return convert<uint32_t>(data, count, out);
-  if (t == "<i8") return convert<int64_t>(data, count, out);
-  if (t == "<u8") return convert<uint64_t>(data, count, out);
-  if (t == "<f4") return convert<float>(data, count, out);
-  if (t == "<f8") return convert<double>(data, count, out);
-  throw std::logic_error("npyToFloat: unchecked dtype " + t);
+  const NpyType* type = npyType(h.descr);
+  if (type == nullptr) throw std::logic_error("npyToFloat: unchecked dtype " + h.descr);
+  type->toFloat(data, count, out);
 }
 
-NpyArray readNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open");
-  std::ostringstream content;
-  content << in.rdbuf();
-  const std::string bytes = content.str();
-  const NpyHeader header = parseNpyHeader(bytes, path);
+const char* npyData(const NpyHeader& header, const std::string& bytes, const std::string& name) {
   const int64_t count = elements(header.shape);
   const int64_t available = static_cast<int64_t>(bytes.size()) - header.dataOffset;
   if (available < count * header.itemSize) {
-    fail(path, "truncated: the shape needs " + std::to_string(count * header.itemSize) +
+    fail(name, "truncated: the shape needs " + std::to_string(count * header.itemSize) +
                    " bytes of data, the file has " + std::to_string(available));
   }
+  return bytes.data() + header.dataOffset;
+}
+
+NpyArray readNpy(const std::string& path) {
+  const std::string bytes = readFile(path);
+  const NpyHeader header = parseNpyHeader(bytes, path);
+  const char* data = npyData(header, bytes, path);
+  const int64_t count = elements(header.shape);
   NpyArray array{header.shape, std::vector<float>(static_cast<size_t>(count))};
-  npyToFloat(header, bytes.data() + header.dataOffset, count, array.values.data());
+  npyToFloat(header, data, count, array.values.data());
   return array;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hetbench/data/dataset.h"
+#include "hetbench/data/npy.h"
 
 namespace hetbench::data {
 
@@ -26,6 +27,10 @@ std::unique_ptr<Dataset> openDeepcam(const std::filesystem::path& split,
 
 /// The whole file; throws std::runtime_error naming it.
 std::string readFile(const std::string& path);
+
+/// Where the data of an .npy file read whole into `bytes` starts; throws std::runtime_error
+/// naming `name` when the file is shorter than the header's shape needs.
+const char* npyData(const NpyHeader& header, const std::string& bytes, const std::string& name);
 
 /// The regular files directly in `dir` whose names end in one of `suffixes`, sorted.
 std::vector<std::string> listFiles(const std::filesystem::path& dir,

@@ -112,17 +112,16 @@ void DataParallel::trainingEpochEnded(torch::nn::Module& module) {
 
 std::vector<EpochFigures> DataParallel::gatherFigures(const EpochFigures& mine) {
   // An all-gather as one sum: each rank fills its own row of a zero matrix.
-  const int64_t ranks = comm_.size();
-  torch::Tensor table = torch::zeros({ranks, static_cast<int64_t>(kFigureFields)}, torch::kDouble);
+  const auto ranks = static_cast<size_t>(comm_.size());
+  std::vector<double> table(ranks * kFigureFields, 0.0);
   const FigureRow row = toRow(mine);
-  std::copy(row.begin(), row.end(), table[comm_.rank()].data_ptr<double>());
-  table = table.to(comm_.device());
-  comm_.allReduce({table}, distributed::ReduceOp::kSum);
-  table = table.cpu();
+  std::copy(row.begin(), row.end(),
+            table.begin() + static_cast<std::ptrdiff_t>(comm_.rank() * kFigureFields));
+  table = distributed::reduceFigures(comm_, table, distributed::ReduceOp::kSum);
   std::vector<EpochFigures> all;
-  all.reserve(static_cast<size_t>(ranks));
-  for (int64_t rank = 0; rank < ranks; ++rank) {
-    all.push_back(fromRow(table[rank].data_ptr<double>()));
+  all.reserve(ranks);
+  for (size_t rank = 0; rank < ranks; ++rank) {
+    all.push_back(fromRow(table.data() + rank * kFigureFields));
   }
   return all;
 }

@@ -40,7 +40,16 @@ void Optimizer::zeroGrad() {
   }
 }
 
-std::vector<torch::Tensor> Optimizer::gradients() const { return live().grads; }
+std::vector<torch::Tensor> Optimizer::gradients() const {
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params_.size());
+  for (const torch::Tensor& param : params_) {
+    if (param.grad().defined()) {
+      grads.push_back(param.grad());
+    }
+  }
+  return grads;
+}
 
 ForeachSgd::ForeachSgd(std::vector<torch::Tensor> params, double lr, double momentum,
                        double weightDecay)

@@ -169,9 +169,12 @@ void Trainer::forwardBackward(const models::Batch& batch) {
 }
 
 void Trainer::finishStep() {
-  collective_.averageGradients(optimizer_->gradients());
-  // Averaging may give a parameter its first gradient: the list is read again.
-  const std::vector<torch::Tensor> gradients = optimizer_->gradients();
+  std::vector<torch::Tensor> gradients = optimizer_->gradients();
+  collective_.averageGradients(gradients);
+  // Averaging may give a parameter that had none its first gradient: then the list grows.
+  if (gradients.size() < optimizer_->parameters().size()) {
+    gradients = optimizer_->gradients();
+  }
   if (scaler_) {
     const bool nonFinite = scaler_->unscale(gradients);
     if (scaler_->update(nonFinite)) {

@@ -125,10 +125,6 @@ class Trainer {
   /// page-locked memory to CUDA.
   models::Batch toDevice(const models::Batch& batch) const;
 
-  Optimizer& optimizer() { return *optimizer_; }
-  /// The fp16 gradient scaler; nullptr for other precisions.
-  const GradScaler* scaler() const { return scaler_.get(); }
-
  private:
   void forwardBackward(const models::Batch& batch);
   void finishStep();
