@@ -120,17 +120,30 @@ struct RunView {
   std::vector<FinishedTrial> finished;
 };
 
-std::optional<RunView> readRun(const json& run) {
+/// The run's accepted spec; none when it has not been accepted or does not parse.
+std::optional<benchmark::RunSpec> acceptedSpec(const json& run) {
   const std::string acceptedText = stringMember(member(member(run, "metadata"), "annotations"),
                                                 benchmark::kAcceptedSpecAnnotation);
   if (acceptedText.empty()) return std::nullopt;
-  const common::Result<benchmark::RunSpec> parsed =
+  common::Result<benchmark::RunSpec> parsed =
       benchmark::parseRunSpec(json::parse(acceptedText, nullptr, false));
   if (!parsed.isOk()) return std::nullopt;
-  const benchmark::RunSpec& spec = parsed.value();
-  RunView view;
+  return std::move(parsed).value();
+}
+
+std::vector<Configuration> configurationsOf(const json& run, const benchmark::RunSpec& spec) {
+  std::vector<Configuration> byTrial;
   for (const benchmark::Params& params : benchmark::planTrials(spec.matrix))
-    view.byTrial.push_back(configurationOf(run, spec, params));
+    byTrial.push_back(configurationOf(run, spec, params));
+  return byTrial;
+}
+
+std::optional<RunView> readRun(const json& run) {
+  const std::optional<benchmark::RunSpec> accepted = acceptedSpec(run);
+  if (!accepted) return std::nullopt;
+  const benchmark::RunSpec& spec = *accepted;
+  RunView view;
+  view.byTrial = configurationsOf(run, spec);
 
   const json& status = member(run, "status");
   std::map<std::int64_t, std::vector<UnitRecord>> unitsByTrial;
@@ -180,13 +193,12 @@ std::vector<Configuration> distinct(const std::vector<Configuration>& configurat
 }  // namespace
 
 std::vector<Configuration> plannedConfigurations(const json& run) {
-  const std::optional<RunView> view = readRun(run);
-  return view ? distinct(view->byTrial) : std::vector<Configuration>{};
+  return distinct(trialConfigurations(run));
 }
 
 std::vector<Configuration> trialConfigurations(const json& run) {
-  std::optional<RunView> view = readRun(run);
-  return view ? std::move(view->byTrial) : std::vector<Configuration>{};
+  const std::optional<benchmark::RunSpec> accepted = acceptedSpec(run);
+  return accepted ? configurationsOf(run, *accepted) : std::vector<Configuration>{};
 }
 
 std::vector<FinishedTrial> finishedTrials(const json& run) {

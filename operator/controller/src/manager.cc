@@ -11,8 +11,6 @@ using nlohmann::json;
 
 constexpr const char* kRunIndex = "run";
 constexpr const char* kScheduleIndex = "schedule";
-/// Schedule keys share nothing with run keys: a namespace has no ':'.
-constexpr std::string_view kScheduleKeyPrefix = "schedule:";
 
 std::string labelOf(const json& object, std::string_view key) {
   const json& meta = object.value("metadata", json::object());
@@ -168,12 +166,11 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
 void Manager::enqueueRun(const json& run) {
   queue_->add(kube::objectKey(run));
   const std::string schedule = labelOf(run, benchmark::kScheduleLabel);
-  if (!schedule.empty())
-    scheduleQueue_->add(std::string(kScheduleKeyPrefix) + namespaceOf(run) + "/" + schedule);
+  if (!schedule.empty()) scheduleQueue_->add(namespaceOf(run) + "/" + schedule);
 }
 
 void Manager::enqueueSchedule(const json& schedule) {
-  scheduleQueue_->add(std::string(kScheduleKeyPrefix) + kube::objectKey(schedule));
+  scheduleQueue_->add(kube::objectKey(schedule));
 }
 
 void Manager::enqueueOwner(const json& workload) {
@@ -253,9 +250,18 @@ void Manager::housekeeping() {
     if (!workersStarted_ && (leading_ || !options_.leaderElect) && cache_->synced()) {
       workersStarted_ = true;
       for (int i = 0; i < options_.workers; ++i) {
-        workers_.emplace_back([this] { work(*queue_, kRunController); });
+        workers_.emplace_back([this] {
+          work(*queue_, kRunController, [this](const std::string& ns, const std::string& name) {
+            return reconciler_->reconcile(ns, name);
+          });
+        });
       }
-      workers_.emplace_back([this] { work(*scheduleQueue_, kScheduleController); });
+      workers_.emplace_back([this] {
+        work(*scheduleQueue_, kScheduleController,
+             [this](const std::string& ns, const std::string& name) {
+               return scheduleReconciler_->reconcile(ns, name);
+             });
+      });
       // Every object is looked at once; the informers' first adds may predate the workers.
       for (const auto& informer : cache_->runInformers)
         for (const json& run : informer->list()) queue_->add(kube::objectKey(run));
@@ -278,23 +284,21 @@ void Manager::housekeeping() {
   }
 }
 
-void Manager::work(kube::WorkQueue& queue, std::string_view controller) {
+void Manager::work(kube::WorkQueue& queue, std::string_view controller,
+                   const Reconcile& reconcile) {
   while (std::optional<std::string> key = queue.get()) {
     if (draining_) {  // shutting down: start no new work
       queue.done(*key);
       continue;
     }
-    const bool isSchedule = key->starts_with(kScheduleKeyPrefix);
-    const std::string objectKey = isSchedule ? key->substr(kScheduleKeyPrefix.size()) : *key;
-    const std::size_t slash = objectKey.find('/');
-    const std::string ns = objectKey.substr(0, slash);
-    const std::string name = slash == std::string::npos ? objectKey : objectKey.substr(slash + 1);
+    const std::size_t slash = key->find('/');
+    const std::string ns = key->substr(0, slash);
+    const std::string name = slash == std::string::npos ? *key : key->substr(slash + 1);
     const common::MonoTime began = clock_.monotonic();
-    common::Result<ReconcileResult> result =
-        isSchedule ? scheduleReconciler_->reconcile(ns, name) : reconciler_->reconcile(ns, name);
+    common::Result<ReconcileResult> result = reconcile(ns, name);
     const auto took = clock_.monotonic() - began;
     if (!result.isOk()) {
-      spdlog::warn("reconcile {}: {}", *key, result.status().toString());
+      spdlog::warn("reconcile {} {}: {}", controller, *key, result.status().toString());
       metrics_.reconciled(controller, "error", took);
       queue.addRateLimited(*key);
     } else if (result.value().requeueAfter) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,7 +72,10 @@ class Manager {
 
  private:
   class Cache;
-  void work(kube::WorkQueue& queue, std::string_view controller);
+  using Reconcile =
+      std::function<common::Result<ReconcileResult>(const std::string&, const std::string&)>;
+  /// One controller's worker: takes keys ("namespace/name") off its queue and reconciles them.
+  void work(kube::WorkQueue& queue, std::string_view controller, const Reconcile& reconcile);
   void housekeeping();
   void enqueueRun(const nlohmann::json& run);
   void enqueueOwner(const nlohmann::json& workload);
