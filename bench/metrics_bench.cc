@@ -7,7 +7,7 @@
 
 #include "bench_util.h"
 #include "hetbench/benchmark/constants.h"
-#include "hetbench/controller/benchmark_metrics.h"
+#include "hetbench/metrics/benchmark_metrics.h"
 
 namespace bench = hetbench::bench;
 namespace common = hetbench::common;
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   for (std::int64_t i = 0; i < runs; ++i)
     all.push_back(run(static_cast<int>(i), static_cast<int>(trials)));
   const long before = bench::residentKiB();
-  hetbench::controller::BenchmarkMetrics metrics;
+  hetbench::metrics::BenchmarkMetrics metrics;
   const auto observeStart = bench::Clock::now();
   for (const json& r : all) metrics.observe(r);
   const double observe = bench::seconds(bench::Clock::now() - observeStart);

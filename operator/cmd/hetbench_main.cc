@@ -10,6 +10,7 @@
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/cli/logs.h"
 #include "hetbench/cli/report.h"
+#include "hetbench/cli/validate.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
 #include "hetbench/kube/config.h"
@@ -28,6 +29,7 @@ constexpr const char* kUsage =
     "  report [RUN...]     the results of BenchmarkRuns as the paper's tables\n"
     "  compare RUN_A RUN_B the ratio B/A of every metric of the trials they share\n"
     "  logs RUN            print the kept logs of a BenchmarkRun\n"
+    "  validate FILE...    check BenchmarkRuns and BenchmarkSchedules before applying them\n"
     "  version             print the version\n\n"
     "Run 'hetbench COMMAND --help' for a command's flags.\n";
 
@@ -206,6 +208,35 @@ int compare(int argc, char** argv) {
   return 0;
 }
 
+int validate(int argc, char** argv) {
+  common::FlagSet flags("hetbench validate FILE...",
+                        "Checks the BenchmarkRuns and BenchmarkSchedules in YAML or JSON files "
+                        "(- for stdin) offline, as the operator will check them, and prints each "
+                        "one's causes. Exits 1 when one is invalid.");
+  std::string ns = "default";
+  flags.addString("namespace", &ns, "The namespace of objects that name none.");
+  std::vector<std::string> args;
+  if (auto code = parseCommand("validate", flags, argc, argv, args)) return *code;
+  if (args.empty()) return fail("validate", common::invalidError("want at least one FILE"), 2);
+  bool allValid = true;
+  for (const std::string& file : args) {
+    std::stringstream text;
+    if (file == "-") {
+      text << std::cin.rdbuf();
+    } else {
+      std::ifstream in(file, std::ios::binary);
+      if (!in) return fail("validate", common::notFoundError("cannot read " + file), 2);
+      text << in.rdbuf();
+    }
+    common::Result<std::vector<cli::Validation>> found = cli::validateManifests(text.str(), ns);
+    if (!found.isOk()) return fail("validate", common::invalidError(file + ": " + found.status().message()), 2);
+    for (const cli::Validation& v : found.value())
+      if (v.checked && !v.valid) allValid = false;
+    std::fputs(cli::renderValidations(file, found.value()).c_str(), stdout);
+  }
+  return allValid ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,6 +248,7 @@ int main(int argc, char** argv) {
   if (command == "logs") return logs(argc - 1, argv + 1);
   if (command == "report") return report(argc - 1, argv + 1);
   if (command == "compare") return compare(argc - 1, argv + 1);
+  if (command == "validate") return validate(argc - 1, argv + 1);
   if (command == "version") {
     std::puts("hetbench " HETBENCH_VERSION);
     return 0;

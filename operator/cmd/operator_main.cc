@@ -14,10 +14,10 @@
 #include "hetbench/common/flags.h"
 #include "hetbench/common/ids.h"
 #include "hetbench/common/logging.h"
-#include "hetbench/controller/benchmark_metrics.h"
+#include "hetbench/metrics/benchmark_metrics.h"
 #include "hetbench/controller/endpoints.h"
 #include "hetbench/controller/manager.h"
-#include "hetbench/controller/metrics.h"
+#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/kube/config.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/rest_client.h"
@@ -26,6 +26,7 @@
 namespace common = hetbench::common;
 namespace controller = hetbench::controller;
 namespace kube = hetbench::kube;
+namespace metrics = hetbench::metrics;
 
 namespace {
 
@@ -164,7 +165,7 @@ int main(int argc, char** argv) {
 
   common::SystemClock clock;
   common::SystemRandom random;
-  controller::ControllerMetrics metrics;
+  metrics::ControllerMetrics metrics;
   kube::RestClientOptions clientOptions;
   clientOptions.qps = f.qps;
   clientOptions.burst = static_cast<int>(f.burst);
@@ -202,7 +203,7 @@ int main(int argc, char** argv) {
   }
   options.reconciler.logDir = f.logDir;
   auto benchmarks =
-      std::make_shared<controller::BenchmarkMetrics>([&metrics] { return metrics.leading(); });
+      std::make_shared<metrics::BenchmarkMetrics>([&metrics] { return metrics.leading(); });
   options.runHandlers.onAdd = [&benchmarks](const nlohmann::json& run) {
     benchmarks->observe(run);
   };
@@ -213,11 +214,11 @@ int main(int argc, char** argv) {
     benchmarks->forget(run);
   };
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
-  controller::StateMetrics::Sources state;
+  metrics::StateMetrics::Sources state;
   state.watchRestarts = [&manager] { return manager.watchRestarts(); };
   state.logStreams = [&collector] { return collector.activeStreams(); };
   state.logBytes = [&collector] { return collector.bytesWritten(); };
-  auto stateMetrics = std::make_shared<controller::StateMetrics>(std::move(state));
+  auto stateMetrics = std::make_shared<metrics::StateMetrics>(std::move(state));
 
   std::unique_ptr<prometheus::Exposer> exposer;
   if (metricsAddress.value()) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "hetbench/metrics/benchmark_metrics.h"
+
 namespace hetbench::cli {
 namespace {
 
@@ -55,6 +57,27 @@ TEST(Report, RowsCarryHardwareUnitsAndStatistics) {
   EXPECT_DOUBLE_EQ(rows[0].effectiveThroughput->stddev, 2.5);
   EXPECT_FALSE(rows[0].samplesPerWh);
   EXPECT_EQ(rows[1].verdict, "Regressed");
+}
+
+// Verifies that after a spec edit the controller ignored, the report describes the hardware the
+// run was accepted with, as the exporter's series do, and not the edited spec.
+TEST(Report, HardwareIsTheAcceptedSpecsAsInTheExporter) {
+  json edited = run("a", 1000);
+  edited["metadata"]["annotations"]["hetbench.io/accepted-spec"] = edited["spec"].dump();
+  edited["spec"]["workload"]["accelerator"]["product"] = "NVIDIA-H100-80GB-HBM3";
+  edited["spec"]["workload"]["nodes"] = 1;
+  edited["status"]["trials"] = json::array(
+      {{{"trial", 0}, {"repetition", 0}, {"phase", "Succeeded"}, {"parameters", {{"gpus", "1"}}}},
+       {{"trial", 1}, {"repetition", 0}, {"phase", "Succeeded"}, {"parameters", {{"gpus", "4"}}}}});
+  const std::vector<ReportRow> rows = reportRows({edited});
+  const std::vector<metrics::FinishedTrial> exported = metrics::finishedTrials(edited);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(exported.size(), 2u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].hardware, "NVIDIA-A100-SXM4-40GB");
+    EXPECT_EQ(rows[i].hardware, exported[i].configuration.accelerator);
+    EXPECT_EQ(std::to_string(*rows[i].units), exported[i].configuration.accelerators);
+  }
 }
 
 TEST(Report, Formats) {

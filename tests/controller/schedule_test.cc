@@ -17,7 +17,7 @@
 #include "hetbench/common/ids.h"
 #include "hetbench/common/time.h"
 #include "hetbench/controller/manager.h"
-#include "hetbench/controller/metrics.h"
+#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/logs/collector.h"
 #include "hetbench/schedule/cron.h"

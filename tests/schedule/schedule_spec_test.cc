@@ -105,5 +105,21 @@ TEST(ScheduleSpecTest, Rejections) {
   EXPECT_FALSE(parseScheduleSpec(nullptr).isOk());
 }
 
+// Verifies that the run template is validated as the run controller validates each run, so that
+// a template no run could pass (here a pattern RE2 cannot compile) is refused once, here.
+TEST(ScheduleSpecTest, RunTemplateValidatedAsARun) {
+  json spec = valid();
+  spec["runTemplate"]["spec"]["metrics"] =
+      json::array({{{"name", "speed"}, {"pattern", "speed ([0-9."}}});
+  common::Result<ScheduleSpec> parsed = parseScheduleSpec(spec);
+  ASSERT_FALSE(parsed.isOk());
+  ASSERT_FALSE(parsed.status().causes().empty());
+  EXPECT_EQ(parsed.status().causes()[0].field, "spec.runTemplate.spec.metrics[0].pattern");
+
+  json badReference = valid();
+  badReference["runTemplate"]["spec"]["references"] = {{"effective_throughput", {{"lower", 0.1}}}};
+  EXPECT_FALSE(parseScheduleSpec(badReference).isOk());
+}
+
 }  // namespace
 }  // namespace hetbench::schedule

@@ -3,32 +3,16 @@
 #include <cpprest/http_client.h>
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "hetbench/common/time.h"
+#include "hetbench/logs/layout.h"
 
 namespace hetbench::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// "3-1/..." → {3, 1}.
-std::optional<std::pair<std::int64_t, std::int64_t>> unitOf(std::string_view path) {
-  const std::size_t slash = path.find('/');
-  const std::string_view unit = path.substr(0, slash);
-  const std::size_t dash = unit.find('-');
-  if (slash == std::string_view::npos || dash == std::string_view::npos) return std::nullopt;
-  std::int64_t trial = 0;
-  std::int64_t repetition = 0;
-  const char* end = unit.data() + unit.size();
-  if (std::from_chars(unit.data(), unit.data() + dash, trial).ptr != unit.data() + dash ||
-      std::from_chars(unit.data() + dash + 1, end, repetition).ptr != end) {
-    return std::nullopt;
-  }
-  return std::make_pair(trial, repetition);
-}
 
 class DirectorySource final : public LogSource {
  public:
@@ -131,8 +115,8 @@ std::vector<std::string> selectLogFiles(const std::vector<std::string>& files,
                                         const LogSelection& selection) {
   std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, std::string>> picked;
   for (const std::string& file : files) {
-    if (file.size() < 4 || file.compare(file.size() - 4, 4, ".log") != 0) continue;
-    const auto unit = unitOf(file);
+    if (!logs::LogLayout::isContainerLog(file)) continue;
+    const auto unit = logs::LogLayout::unitOf(file);
     if (!unit) continue;
     if (selection.trial && unit->first != *selection.trial) continue;
     if (selection.repetition && unit->second != *selection.repetition) continue;

@@ -6,10 +6,11 @@
 #include <map>
 #include <sstream>
 
-#include "hetbench/benchmark/plan.h"
 #include "hetbench/benchmark/render.h"
-#include "hetbench/benchmark/spec.h"
+#include "hetbench/benchmark/run.h"
+#include "hetbench/benchmark/validate.h"
 #include "hetbench/common/json_fields.h"
+#include "hetbench/results/metrics.h"
 
 namespace hetbench::cli {
 namespace {
@@ -18,38 +19,30 @@ using common::member;
 using common::stringMember;
 using nlohmann::json;
 
-benchmark::Params paramsOf(const json& result) {
-  benchmark::Params params;
-  const json& p = member(result, "parameters");
-  if (p.is_object()) {
-    for (const auto& [key, value] : p.items())
-      if (value.is_string()) params[key] = value.get<std::string>();
-  }
-  return params;
-}
-
 std::string describe(const benchmark::Params& params) {
   std::string out;
   for (const auto& [key, value] : params) out += (out.empty() ? "" : ", ") + key + "=" + value;
   return out.empty() ? "-" : out;
 }
 
-std::optional<Stat> statOf(const json& metrics, const char* name) {
-  const json& m = member(metrics, name);
-  if (!m.is_object() || !member(m, "mean").is_number()) return std::nullopt;
-  Stat s;
-  s.mean = m["mean"].get<double>();
-  s.stddev = member(m, "stddev").is_number() ? m["stddev"].get<double>() : 0;
-  s.n = member(m, "n").is_number_integer() ? m["n"].get<std::int64_t>() : 0;
-  return s;
+std::optional<Stat> statOf(const benchmark::TrialResult& result, std::string_view name) {
+  auto it = result.metrics.find(std::string(name));
+  if (it == result.metrics.end()) return std::nullopt;
+  return Stat{it->second.stats.mean, it->second.stats.stddev, it->second.stats.n};
 }
 
-/// The hardware and accelerator count of a trial, from the run's spec.
-void hardwareOf(const json& spec, const benchmark::Params& params, ReportRow& row) {
+/// The hardware and accelerator count of a trial, from the spec the run was accepted with
+/// (what it ran, and what the exporter's labels say), else the spec as it stands.
+void hardwareOf(const benchmark::Run& run, const benchmark::Params& params, ReportRow& row) {
   row.hardware = "template";
-  common::Result<benchmark::RunSpec> parsed = benchmark::parseRunSpec(spec);
-  if (!parsed.isOk() || !parsed.value().workload) return;
-  common::Result<benchmark::Workload> workload = benchmark::trialWorkload(parsed.value(), params);
+  std::optional<benchmark::AcceptedRun> accepted = benchmark::acceptedRun(run);
+  if (!accepted) {
+    common::Result<benchmark::AcceptedRun> current = benchmark::parseRun(run.spec);
+    if (!current.isOk()) return;
+    accepted = std::move(current).value();
+  }
+  if (!accepted->spec.workload) return;
+  common::Result<benchmark::Workload> workload = benchmark::trialWorkload(accepted->spec, params);
   if (!workload.isOk()) return;
   const benchmark::Accelerator& a = workload.value().accelerator;
   row.hardware = !a.product.empty() ? a.product : !a.resource.empty() ? a.resource : "cpu";
@@ -147,27 +140,23 @@ common::Result<Format> parseFormat(const std::string& t) {
 
 std::vector<ReportRow> reportRows(const std::vector<json>& runs) {
   std::vector<ReportRow> rows;
-  for (const json& run : runs) {
-    const json& meta = member(run, "metadata");
-    const json& spec = member(run, "spec");
-    const json& results = member(member(run, "status"), "results");
-    if (!results.is_array()) continue;
-    for (const json& result : results) {
+  for (const json& object : runs) {
+    const benchmark::Run run = benchmark::readRun(object);
+    const std::optional<benchmark::AcceptedRun> accepted = benchmark::acceptedRun(run);
+    for (const benchmark::TrialResult& result : run.status.results) {
       ReportRow row;
-      row.run = stringMember(meta, "namespace") + "/" + stringMember(meta, "name");
-      row.benchmark = stringMember(spec, "benchmark");
-      row.system = stringMember(spec, "system");
-      row.trial =
-          member(result, "trial").is_number_integer() ? result["trial"].get<std::int64_t>() : 0;
-      const benchmark::Params params = paramsOf(result);
-      row.parameters = describe(params);
-      hardwareOf(spec, params, row);
-      const json& metrics = member(result, "metrics");
-      row.computeThroughput = statOf(metrics, "compute_throughput");
-      row.computeFraction = statOf(metrics, "compute_fraction");
-      row.effectiveThroughput = statOf(metrics, "effective_throughput");
-      row.samplesPerWh = statOf(metrics, "samples_per_wh");
-      row.verdict = stringMember(result, "verdict");
+      row.run = run.ref.ns + "/" + run.ref.name;
+      row.benchmark = accepted ? benchmark::toString(accepted->spec.benchmark)
+                               : stringMember(run.spec, "benchmark");
+      row.system = accepted ? accepted->spec.system : stringMember(run.spec, "system");
+      row.trial = result.trial;
+      row.parameters = describe(result.parameters);
+      hardwareOf(run, result.parameters, row);
+      row.computeThroughput = statOf(result, results::kComputeThroughput);
+      row.computeFraction = statOf(result, results::kComputeFraction);
+      row.effectiveThroughput = statOf(result, results::kEffectiveThroughput);
+      row.samplesPerWh = statOf(result, results::kSamplesPerWh);
+      row.verdict = results::toString(result.verdict);
       rows.push_back(std::move(row));
     }
   }
@@ -218,37 +207,33 @@ std::string renderReport(const std::vector<ReportRow>& rows, Format format) {
 }
 
 common::Result<std::vector<ComparisonRow>> compareRuns(const json& a, const json& b) {
-  auto byParams = [](const json& run) {
-    std::map<benchmark::Params, json> out;
-    const json& results = member(member(run, "status"), "results");
-    if (!results.is_array()) return out;
-    for (const json& result : results) {
-      benchmark::Params params = paramsOf(result);
-      if (params.empty()) params["trial"] = member(result, "trial").dump();
-      out[params] = result;
+  auto byParams = [](const benchmark::Run& run) {
+    std::map<benchmark::Params, const benchmark::TrialResult*> out;
+    for (const benchmark::TrialResult& result : run.status.results) {
+      benchmark::Params params = result.parameters;
+      if (params.empty()) params["trial"] = std::to_string(result.trial);
+      out[params] = &result;
     }
     return out;
   };
-  const std::map<benchmark::Params, json> left = byParams(a);
-  const std::map<benchmark::Params, json> right = byParams(b);
+  const benchmark::Run runA = benchmark::readRun(a);
+  const benchmark::Run runB = benchmark::readRun(b);
+  const auto left = byParams(runA);
+  const auto right = byParams(runB);
   std::vector<ComparisonRow> rows;
   for (const auto& [params, ra] : left) {
     auto it = right.find(params);
     if (it == right.end()) continue;
-    const json& ma = member(ra, "metrics");
-    const json& mb = member(it->second, "metrics");
-    if (!ma.is_object()) continue;
-    for (const auto& [metric, stats] : ma.items()) {
-      const std::optional<Stat> sa = statOf(ma, metric.c_str());
-      const std::optional<Stat> sb = statOf(mb, metric.c_str());
-      if (!sa || !sb) continue;
+    for (const auto& [metric, stats] : ra->metrics) {
+      const std::optional<Stat> sb = statOf(*it->second, metric);
+      if (!sb) continue;
       ComparisonRow row;
-      row.trial = member(ra, "trial").is_number_integer() ? ra["trial"].get<std::int64_t>() : 0;
-      row.parameters = describe(paramsOf(ra));
+      row.trial = ra->trial;
+      row.parameters = describe(ra->parameters);
       row.metric = metric;
-      row.a = sa->mean;
+      row.a = stats.stats.mean;
       row.b = sb->mean;
-      row.ratio = sa->mean != 0 ? sb->mean / sa->mean : std::nan("");
+      row.ratio = row.a != 0 ? row.b / row.a : std::nan("");
       rows.push_back(std::move(row));
     }
   }

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "hetbench/logs/layout.h"
+
 namespace hetbench::controller {
 
 common::Result<std::optional<BindAddress>> parseBindAddress(std::string_view text,
@@ -108,8 +110,8 @@ void serveLogRequest(const std::filesystem::path& dir, const http::Request& requ
     out.send(400, text, "want /logs/NAMESPACE/RUN/[PATH] with plain names\n");
     return;
   }
-  std::filesystem::path target = dir;
-  for (const std::string& part : *parts) target /= part;
+  std::filesystem::path target = dir / logs::LogLayout::runDir((*parts)[0], (*parts)[1]);
+  for (std::size_t i = 2; i < parts->size(); ++i) target /= (*parts)[i];
   std::error_code ec;
   if (parts->size() == 2) {
     if (!std::filesystem::is_directory(target, ec)) {

@@ -103,7 +103,7 @@ class Manager::Cache final : public RunCache, public ScheduleCache {
 };
 
 Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
-                 kube::EventRecorder& events, ControllerMetrics& metrics, ManagerOptions options)
+                 kube::EventRecorder& events, metrics::ControllerMetrics& metrics, ManagerOptions options)
     : client_(client),
       clock_(clock),
       random_(random),
@@ -113,9 +113,9 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
       cache_(std::make_unique<Cache>()) {
   if (options_.namespaces.empty()) options_.namespaces.push_back("");
   queue_ = std::make_unique<kube::WorkQueue>(clock_, kube::RateLimitOptions{},
-                                             metrics_.workQueueObserver(kRunController));
+                                             metrics_.workQueueObserver(metrics::kRunController));
   scheduleQueue_ = std::make_unique<kube::WorkQueue>(
-      clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(kScheduleController));
+      clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(metrics::kScheduleController));
   ReconcileObserver observer;
   observer.runFinished = [this](const std::string& phase) { metrics_.runFinished(phase); };
   reconciler_ = std::make_unique<Reconciler>(client_, *cache_, clock_, events_, options_.reconciler,
@@ -251,13 +251,13 @@ void Manager::housekeeping() {
       workersStarted_ = true;
       for (int i = 0; i < options_.workers; ++i) {
         workers_.emplace_back([this] {
-          work(*queue_, kRunController, [this](const std::string& ns, const std::string& name) {
+          work(*queue_, metrics::kRunController, [this](const std::string& ns, const std::string& name) {
             return reconciler_->reconcile(ns, name);
           });
         });
       }
       workers_.emplace_back([this] {
-        work(*scheduleQueue_, kScheduleController,
+        work(*scheduleQueue_, metrics::kScheduleController,
              [this](const std::string& ns, const std::string& name) {
                return scheduleReconciler_->reconcile(ns, name);
              });

@@ -1,188 +1,210 @@
-#include "history_baseline.h"
+#include <fstream>
+
+#include "hetbench/benchmark/baseline.h"
+#include "hetbench/benchmark/judge.h"
+#include "hetbench/logs/layout.h"
+#include "hetbench/results/measure.h"
 #include "pass.h"
 
 namespace hetbench::controller::detail {
+namespace {
 
-void Pass::addResults(json& status, const std::vector<UnitRecord>& units) const {
-  const results::MetricUnits metricUnits = results::metricUnits(metricSpecs_);
-  json trialResults = json::array();
-  std::vector<results::Verdict> verdicts;
-  std::string regressed;
-  const bool fromHistory =
-      std::any_of(references_.begin(), references_.end(),
-                  [](const auto& entry) { return entry.second.fromHistory.has_value(); });
-  std::map<std::int64_t, const json*> previous;  // trial → its earlier status.results entry
-  if (const json& old = member(member(run_, "status"), "results"); fromHistory && old.is_array()) {
-    for (const json& r : old)
-      if (member(r, "trial").is_number_integer()) previous[r["trial"].get<std::int64_t>()] = &r;
+namespace reason = benchmark::reason;
+namespace condition = benchmark::condition;
+using benchmark::RunStatus;
+using benchmark::TrialResult;
+
+/// "trial 1 repetition 0 (gpus=4) Failed: Unschedulable (message)" for the first failed unit.
+std::string firstFailure(const std::vector<UnitRecord>& units) {
+  auto failed = std::find_if(units.begin(), units.end(),
+                             [](const UnitRecord& u) { return benchmark::isFailure(u.phase); });
+  if (failed == units.end()) return "";
+  return unitLabel(*failed) + " " + benchmark::toString(failed->phase) + ": " + failed->reason +
+         (failed->message.empty() ? "" : " (" + failed->message + ")");
+}
+
+TrialResult resultOf(const benchmark::JudgedTrial& judged, const results::MetricUnits& units) {
+  TrialResult entry;
+  entry.trial = judged.trial;
+  entry.verdict = judged.verdict.verdict;
+  entry.repetitions = judged.metrics.repetitions;
+  entry.checks = judged.verdict.checks;
+  for (const auto& [name, stats] : judged.metrics.metrics) {
+    auto unit = units.find(name);
+    entry.metrics[name] = {stats, unit == units.end() ? "" : unit->second};
   }
-  RunHistory history(run_, [this] { return cache_.runs(ref_.ns); });
-  std::map<std::int64_t, json> baselines;
-  auto referencesOf = [&](std::int64_t trial) {
-    if (!fromHistory) return references_;
-    const auto kept = previous.find(trial);
-    ResolvedReferences resolved = resolveHistory(
-        references_, trial, kept == previous.end() ? json() : *kept->second, history);
-    baselines[trial] = std::move(resolved.baselines);
-    return resolved.references;
-  };
-  for (const TrialResult& judged : judgeTrials(units, referencesOf, required_)) {
-    json metrics = json::object();
-    for (const auto& [name, stats] : judged.metrics.metrics) {
-      metrics[name] = {{"mean", stats.mean},
-                       {"stddev", stats.stddev},
-                       {"min", stats.min},
-                       {"max", stats.max},
-                       {"n", stats.n}};
-      if (auto unit = metricUnits.find(name); unit != metricUnits.end() && !unit->second.empty())
-        metrics[name]["unit"] = unit->second;
-    }
-    json checks = json::array();
-    for (const results::MetricCheck& check : judged.verdict.checks) {
-      checks.push_back({{"metric", check.metric},
-                        {"verdict", results::toString(check.verdict)},
-                        {"message", check.message}});
-      if (check.verdict == results::Verdict::kRegressed && regressed.empty())
-        regressed = "trial " + std::to_string(judged.trial) + ": " + check.message;
-    }
-    json entry = {{"trial", judged.trial},
-                  {"verdict", results::toString(judged.verdict.verdict)},
-                  {"repetitions", judged.metrics.repetitions},
-                  {"metrics", std::move(metrics)}};
-    if (!checks.empty()) entry["checks"] = std::move(checks);
-    if (fromHistory) entry["baselines"] = baselines[judged.trial];
-    for (const UnitRecord& unit : units) {
-      if (unit.trial == judged.trial) {
-        entry["parameters"] = unit.params;
-        break;
-      }
-    }
-    trialResults.push_back(std::move(entry));
-    verdicts.push_back(judged.verdict.verdict);
-  }
-  if (trialResults.empty()) {
-    status.erase("results");
-    status.erase("verdict");
-  } else {
-    status["results"] = std::move(trialResults);
-    status["verdict"] = results::toString(results::runVerdict(verdicts));
-  }
+  return entry;
+}
+
+/// The effective throughput of the unit that succeeded last, where measured.
+std::optional<double> latestEffectiveThroughput(const std::vector<UnitRecord>& units) {
+  const std::string name(results::kEffectiveThroughput);
   const UnitRecord* latest = nullptr;
   for (const UnitRecord& unit : units) {
-    const results::UnitSummary summary = results::unitSummaryFromJson(unit.metrics);
-    if (unit.phase != UnitPhase::kSucceeded || !unit.completionTime ||
-        !summary.values.contains(std::string(results::kEffectiveThroughput))) {
+    if (unit.phase != UnitPhase::kSucceeded || !unit.completionTime || !unit.metrics ||
+        !unit.metrics->values.contains(name)) {
       continue;
     }
     if (latest == nullptr || *latest->completionTime <= *unit.completionTime) latest = &unit;
   }
-  if (latest != nullptr) {
-    status["latestEffectiveThroughput"] =
-        results::unitSummaryFromJson(latest->metrics)
-            .values.at(std::string(results::kEffectiveThroughput));
+  if (latest == nullptr) return std::nullopt;
+  return latest->metrics->values.at(name);
+}
+
+}  // namespace
+
+void Pass::addResults(RunStatus& status) const {
+  const results::MetricUnits metricUnits = results::metricUnits(accepted_.metricSpecs);
+  const bool fromHistory =
+      std::any_of(accepted_.references.begin(), accepted_.references.end(),
+                  [](const auto& entry) { return entry.second.fromHistory.has_value(); });
+  std::map<std::int64_t, const TrialResult*> previous;  // trial → its earlier entry
+  for (const TrialResult& r : run_.status.results) previous[r.trial] = &r;
+  benchmark::RunHistory history(run_, accepted_, [this] { return cache_.runs(run_.ref.ns); });
+  std::map<std::int64_t, std::map<std::string, benchmark::Baseline>> baselines;
+  auto referencesOf = [&](std::int64_t trial) {
+    if (!fromHistory) return accepted_.references;
+    const auto kept = previous.find(trial);
+    benchmark::ResolvedReferences resolved =
+        benchmark::resolveHistory(accepted_.references, trial,
+                                  kept == previous.end() ? nullptr : kept->second, history);
+    baselines[trial] = std::move(resolved.baselines);
+    return resolved.references;
+  };
+  status.results.clear();
+  std::vector<results::Verdict> verdicts;
+  std::string regressed;
+  for (const benchmark::JudgedTrial& judged :
+       benchmark::judgeTrials(status.trials, referencesOf, accepted_.required)) {
+    TrialResult entry = resultOf(judged, metricUnits);
+    for (const results::MetricCheck& check : entry.checks) {
+      if (check.verdict == results::Verdict::kRegressed && regressed.empty())
+        regressed = "trial " + std::to_string(judged.trial) + ": " + check.message;
+    }
+    if (fromHistory) entry.baselines = baselines[judged.trial];
+    for (const UnitRecord& unit : status.trials) {
+      if (unit.trial == judged.trial) {
+        entry.parameters = unit.params;
+        break;
+      }
+    }
+    verdicts.push_back(entry.verdict);
+    status.results.push_back(std::move(entry));
   }
+  status.verdict = status.results.empty() ? std::nullopt
+                                          : std::optional(results::runVerdict(verdicts));
+  if (std::optional<double> latest = latestEffectiveThroughput(status.trials))
+    status.latestEffectiveThroughput = latest;
   if (!regressed.empty()) {
-    setCondition(status, "Regressed", "True", "BelowReference", regressed, now_, generation_);
+    benchmark::setCondition(status.conditions, condition::kRegressed, "True",
+                            reason::kBelowReference, regressed, now_, run_.generation);
   } else {
-    setCondition(status, "Regressed", "False", "NoRegression", "", now_, generation_);
+    benchmark::setCondition(status.conditions, condition::kRegressed, "False",
+                            reason::kNoRegression, "", now_, run_.generation);
   }
 }
 
-void Pass::noteRegressions(const json& oldStatus, json& newStatus) {
-  std::map<std::int64_t, std::string> before;
-  if (const json& old = member(oldStatus, "results"); old.is_array()) {
-    for (const json& r : old)
-      if (r.is_object() && r.value("trial", json()).is_number_integer())
-        before[r["trial"].get<std::int64_t>()] = stringMember(r, "verdict");
-  }
-  const json& now = member(newStatus, "results");
-  if (!now.is_array()) return;
+void Pass::noteRegressions(const RunStatus& before, RunStatus& after) {
+  std::map<std::int64_t, results::Verdict> earlier;
+  for (const TrialResult& r : before.results) earlier[r.trial] = r.verdict;
   std::map<std::int64_t, std::string> verdictOf;
-  for (const json& r : now) {
-    const std::int64_t trial = r["trial"].get<std::int64_t>();
-    verdictOf[trial] = stringMember(r, "verdict");
-    if (stringMember(r, "verdict") != "Regressed" || before[trial] == "Regressed") continue;
-    std::string message = "trial " + std::to_string(trial);
-    for (const json& check : member(r, "checks"))
-      if (stringMember(check, "verdict") == "Regressed")
-        message += ": " + stringMember(check, "message");
-    event(EventType::kWarning, "Regressed", message);
+  for (const TrialResult& r : after.results) {
+    verdictOf[r.trial] = results::toString(r.verdict);
+    auto was = earlier.find(r.trial);
+    if (r.verdict != results::Verdict::kRegressed ||
+        (was != earlier.end() && was->second == results::Verdict::kRegressed)) {
+      continue;
+    }
+    std::string message = "trial " + std::to_string(r.trial);
+    for (const results::MetricCheck& check : r.checks)
+      if (check.verdict == results::Verdict::kRegressed) message += ": " + check.message;
+    event(EventType::kWarning, reason::kRegressed, message);
   }
-  for (json& t : newStatus["trials"]) {
-    auto it = verdictOf.find(t.value("trial", std::int64_t{-1}));
-    if (it != verdictOf.end()) t["verdict"] = it->second;
+  for (UnitRecord& unit : after.trials) {
+    auto it = verdictOf.find(unit.trial);
+    if (it != verdictOf.end()) unit.verdict = it->second;
   }
 }
 
 void Pass::measure(UnitRecord& unit) {
-  const UnitMeasurement m = measureUnit(options_.logDir / logDirOf(unit), metricSpecs_,
-                                        results::AggregationOptions{spec_.warmupEpochs}, required_);
-  std::string reason;
+  common::Result<results::UnitMeasurer> measurer =
+      results::UnitMeasurer::make(accepted_.metricSpecs);
+  results::UnitMeasurement m;
+  if (measurer.isOk()) {
+    for (const logs::LogLayout::UnitLog& log :
+         logs::LogLayout::unitLogs(options_.logDir / logDirOf(unit))) {
+      std::ifstream in(log.file, std::ios::binary);
+      for (std::string line; std::getline(in, line);) measurer.value().consume(log.source, line);
+    }
+    m = measurer.value().finish(results::AggregationOptions{accepted_.spec.warmupEpochs},
+                                accepted_.required);
+  } else {
+    m.status = measurer.status();
+  }
+  std::string why;
   std::string message;
   if (!m.status.isOk()) {
-    reason = "InvalidMetrics";
+    why = reason::kInvalidMetrics;
     message = "the metrics in the log cannot be read: " + m.status.message();
   } else {
-    unit.metrics = results::toJson(m.summary);
+    unit.metrics = m.summary;
     if (!m.missing.empty()) {
-      reason = "MetricMissing";
+      why = reason::kMetricMissing;
       message = "the log has no " + m.missing.front();
       for (std::size_t i = 1; i < m.missing.size(); ++i) message += ", " + m.missing[i];
     }
   }
-  if (reason.empty()) return;
+  if (why.empty()) return;
   unit.phase = UnitPhase::kFailed;
-  unit.reason = reason;
+  unit.reason = why;
   unit.message = message;
-  event(EventType::kWarning, "TrialFailed",
-        unitLabel(unit) + " Failed (" + reason + "): " + message);
+  event(EventType::kWarning, reason::kTrialFailed,
+        unitLabel(unit) + " Failed (" + why + "): " + message);
 }
 
-json Pass::buildStatus(const std::vector<UnitRecord>& units) const {
-  json status = member(run_, "status").is_object() ? run_["status"] : json::object();
-  const std::string phase = runPhase(units, suspend_, measuring());
+RunStatus Pass::buildStatus(const std::vector<UnitRecord>& units) const {
+  RunStatus status = run_.status;
+  const std::string phase = benchmark::runPhase(units, accepted_.spec.suspend, measuring());
   const auto done = std::count_if(units.begin(), units.end(),
-                                  [](const UnitRecord& u) { return isTerminal(u.phase); });
+                                  [](const UnitRecord& u) { return benchmark::isTerminal(u.phase); });
   const auto running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
     return u.phase == UnitPhase::kRunning;
   });
-  status["phase"] = phase;
-  status["observedGeneration"] = generation_;
-  status["trialsTotal"] = units.size();
-  status["trialsDone"] = done;
-  status["progress"] = std::to_string(done) + "/" + std::to_string(units.size());
-  json trials = json::array();
-  std::optional<common::WallTime> firstStart;
-  for (const UnitRecord& unit : units) {
-    trials.push_back(toJson(unit));
-    if (unit.startTime && (!firstStart || *unit.startTime < *firstStart))
-      firstStart = unit.startTime;
+  const auto total = static_cast<std::int64_t>(units.size());
+  status.phase = phase;
+  status.observedGeneration = run_.generation;
+  status.trialsTotal = total;
+  status.trialsDone = done;
+  status.progress = std::to_string(done) + "/" + std::to_string(total);
+  status.trials = units;
+  if (!status.startTime) {
+    for (const UnitRecord& unit : units)
+      if (unit.startTime && (!status.startTime || *unit.startTime < *status.startTime))
+        status.startTime = unit.startTime;
   }
-  status["trials"] = std::move(trials);
-  if (firstStart && !status.contains("startTime"))
-    status["startTime"] = common::formatRfc3339(*firstStart);
   const bool terminal = phase == "Succeeded" || phase == "Failed" || phase == "Cancelled";
-  if (terminal && !status.contains("completionTime")) {
-    status["completionTime"] = common::formatRfc3339(now_);
-  }
-  if (!terminal) status.erase("completionTime");
+  if (terminal && !status.completionTime) status.completionTime = now_;
+  if (!terminal) status.completionTime.reset();
 
-  addResults(status, units);
+  addResults(status);
 
-  const std::string planned = std::to_string(units.size()) + " unit(s)";
-  setCondition(status, "Accepted", "True", "Accepted", planned + " planned", now_, generation_);
-  setCondition(status, "Running", running > 0 ? "True" : "False",
-               running > 0 ? "UnitsRunning" : phase,
-               std::to_string(running) + " of " + planned + " running", now_, generation_);
-  setCondition(status, "Complete", phase == "Succeeded" ? "True" : "False",
-               phase == "Succeeded" ? "AllSucceeded" : phase,
-               std::to_string(done) + " of " + planned + " finished", now_, generation_);
+  const std::string planned = std::to_string(total) + " unit(s)";
+  auto set = [&](std::string_view type, bool value, std::string_view why, std::string message) {
+    benchmark::setCondition(status.conditions, type, value ? "True" : "False", why,
+                            std::move(message), now_, run_.generation);
+  };
+  set(condition::kAccepted, true, reason::kAccepted, planned + " planned");
+  set(condition::kRunning, running > 0, running > 0 ? reason::kUnitsRunning : phase,
+      std::to_string(running) + " of " + planned + " running");
+  set(condition::kComplete, phase == "Succeeded",
+      phase == "Succeeded" ? reason::kAllSucceeded : phase,
+      std::to_string(done) + " of " + planned + " finished");
   auto failed = std::find_if(units.begin(), units.end(),
-                             [](const UnitRecord& u) { return isFailure(u.phase); });
+                             [](const UnitRecord& u) { return benchmark::isFailure(u.phase); });
   if (failed != units.end()) {
-    setCondition(status, "Failed", "True", failed->reason, firstFailure(units), now_, generation_);
+    set(condition::kFailed, true, failed->reason, firstFailure(units));
   } else {
-    setCondition(status, "Failed", "False", "NoFailure", "", now_, generation_);
+    set(condition::kFailed, false, reason::kNoFailure, "");
   }
   return status;
 }

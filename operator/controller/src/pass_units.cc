@@ -1,155 +1,222 @@
 #include <spdlog/spdlog.h>
 
+#include <fstream>
+
+#include "hetbench/benchmark/completion.h"
+#include "hetbench/benchmark/retention.h"
+#include "hetbench/benchmark/start_timeout.h"
+#include "hetbench/benchmark/suspend.h"
+#include "hetbench/benchmark/time_limit.h"
+#include "hetbench/common/duration.h"
+#include "hetbench/common/json_fields.h"
+#include "hetbench/common/time.h"
+#include "hetbench/logs/layout.h"
 #include "pass.h"
 
 namespace hetbench::controller::detail {
+namespace {
+
+namespace reason = benchmark::reason;
+using common::member;
+using common::stringMember;
+
+std::optional<WorkloadKind> kindFromName(const std::string& kind) {
+  if (kind == "Pod") return WorkloadKind::kPod;
+  if (kind == "Job") return WorkloadKind::kJob;
+  if (kind == "IPUJob") return WorkloadKind::kIpuJob;
+  return std::nullopt;
+}
+
+bool terminating(const json& object) {
+  return !stringMember(member(object, "metadata"), "deletionTimestamp").empty();
+}
+
+bool ownedBy(const json& object, const std::string& uid) {
+  const json& refs = member(member(object, "metadata"), "ownerReferences");
+  if (!refs.is_array()) return false;
+  return std::any_of(refs.begin(), refs.end(),
+                     [&](const json& ref) { return stringMember(ref, "uid") == uid; });
+}
+
+/// Neither ended by itself nor stopped (a suspended Job is stopped).
+bool stillRuns(WorkloadKind kind, const json& object) {
+  const benchmark::WorkloadState::Phase phase = benchmark::workloadState(kind, object).phase;
+  if (phase == benchmark::WorkloadState::Phase::kSucceeded ||
+      phase == benchmark::WorkloadState::Phase::kFailed) {
+    return false;
+  }
+  return !(kind == WorkloadKind::kJob && member(member(object, "spec"), "suspend") == json(true));
+}
+
+bool writeFileAtomically(const std::filesystem::path& path, const std::string& content) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return false;
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out.flush()) return false;
+  }
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+}  // namespace
+
+std::string unitLabel(const UnitRecord& unit) {
+  std::string out =
+      "trial " + std::to_string(unit.trial) + " repetition " + std::to_string(unit.repetition);
+  std::string params;
+  for (const auto& [key, value] : unit.params)
+    params += (params.empty() ? "" : ", ") + key + "=" + value;
+  if (!params.empty()) out += " (" + params + ")";
+  return out;
+}
+
+std::string Pass::logDirOf(const UnitRecord& unit) const {
+  return logs::LogLayout::unitDir(run_.ref.ns, run_.ref.name, unit.trial, unit.repetition);
+}
+
+const json* Pass::workloadOf(const UnitRecord& unit) const {
+  const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
+  if (!kind || unit.workloadName.empty()) return nullptr;
+  const std::map<std::string, json>& objects = *kind == WorkloadKind::kPod   ? podsByName_
+                                               : *kind == WorkloadKind::kJob ? jobs_
+                                                                             : ipuJobs_;
+  auto it = objects.find(unit.workloadName);
+  return it == objects.end() ? nullptr : &it->second;
+}
+
+void Pass::adopt(UnitRecord& unit) {
+  // A workload created by an earlier pass whose status write did not land.
+  const std::string name =
+      benchmark::unitName(run_.ref, {unit.trial, unit.repetition, unit.params});
+  const json* found = nullptr;
+  std::string kind;
+  if (auto it = podsByName_.find(name); it != podsByName_.end()) {
+    found = &it->second;
+    kind = "Pod";
+  } else if (auto j = jobs_.find(name); j != jobs_.end()) {
+    found = &j->second;
+    kind = "Job";
+  } else if (auto i = ipuJobs_.find(name); i != ipuJobs_.end()) {
+    found = &i->second;
+    kind = "IPUJob";
+  }
+  if (found == nullptr) return;
+  unit.phase = UnitPhase::kRunning;
+  unit.workloadApiVersion = stringMember(*found, "apiVersion");
+  unit.workloadKind = kind;
+  unit.workloadName = name;
+  unit.startTime = common::timeMember(member(*found, "metadata"), "creationTimestamp").value_or(now_);
+  unit.logDir = logDirOf(unit);
+}
+
+common::Result<json> Pass::readWorkload(UnitRecord& unit, WorkloadKind kind) {
+  if (const json* cached = workloadOf(unit)) return *cached;
+  // The cache may lag behind a create of this or an earlier pass: ask the API server.
+  common::Result<json> got = client_.get(resourceOf(kind), run_.ref.ns, unit.workloadName);
+  if (!got.isOk()) return got.status();
+  std::map<std::string, json>& objects = kind == WorkloadKind::kPod   ? podsByName_
+                                         : kind == WorkloadKind::kJob ? jobs_
+                                                                      : ipuJobs_;
+  objects[unit.workloadName] = got.value();
+  return got;
+}
 
 common::Status Pass::advance(UnitRecord& unit) {
-  if (unit.phase == UnitPhase::kPending) {
-    // A workload created by an earlier pass whose status write did not land: adopt it.
-    const std::string name = benchmark::unitName(ref_, {unit.trial, unit.repetition, unit.params});
-    const json* found = nullptr;
-    std::string kind;
-    if (auto it = podsByName_.find(name); it != podsByName_.end()) {
-      found = &it->second;
-      kind = "Pod";
-    } else if (auto j = jobs_.find(name); j != jobs_.end()) {
-      found = &j->second;
-      kind = "Job";
-    } else if (auto i = ipuJobs_.find(name); i != ipuJobs_.end()) {
-      found = &i->second;
-      kind = "IPUJob";
-    }
-    if (found == nullptr) return common::Status();
-    unit.phase = UnitPhase::kRunning;
-    unit.workloadApiVersion = stringMember(*found, "apiVersion");
-    unit.workloadKind = kind;
-    unit.workloadName = name;
-    unit.startTime = creationTime(*found).value_or(now_);
-    unit.logDir = logDirOf(unit);
-  }
+  if (unit.phase == UnitPhase::kPending) adopt(unit);
   if (unit.phase != UnitPhase::kRunning) return common::Status();
 
   const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
   if (!kind) {
-    finish(unit, UnitPhase::kFailed, "UnknownWorkload",
-           "status names a workload of kind \"" + unit.workloadKind + "\"");
+    finish(unit, {UnitPhase::kFailed, std::string(reason::kUnknownWorkload),
+                  "status names a workload of kind \"" + unit.workloadKind + "\""});
     return common::Status();
   }
-  json object;
-  if (const json* cached = workloadOf(unit)) {
-    object = *cached;
-  } else {
-    // The cache may lag behind a create of this or an earlier pass: ask the API server.
-    common::Result<json> got = client_.get(resourceOf(*kind), ref_.ns, unit.workloadName);
-    if (got.status().isNotFound()) {
-      finish(unit, UnitPhase::kFailed, "WorkloadDeleted",
-             unit.workloadKind + " " + unit.workloadName + " was deleted before it finished");
-      return common::Status();
-    }
-    if (!got.isOk()) return got.status();
-    object = std::move(got).value();
-    if (*kind == WorkloadKind::kPod) podsByName_[unit.workloadName] = object;
-    if (*kind == WorkloadKind::kJob) jobs_[unit.workloadName] = object;
-    if (*kind == WorkloadKind::kIpuJob) ipuJobs_[unit.workloadName] = object;
+  common::Result<json> object = readWorkload(unit, *kind);
+  if (object.status().isNotFound()) {
+    finish(unit, {UnitPhase::kFailed, std::string(reason::kWorkloadDeleted),
+                  unit.workloadKind + " " + unit.workloadName + " was deleted before it finished"});
+    return common::Status();
   }
+  if (!object.isOk()) return object.status();
   if (std::vector<std::string> nodes = nodesOf(unit); !nodes.empty()) unit.nodes = nodes;
   collectLogs(unit);
-
-  const benchmark::WorkloadState state = benchmark::workloadState(*kind, object);
-  if (state.phase == benchmark::WorkloadState::Phase::kSucceeded) {
-    finish(unit, UnitPhase::kSucceeded, state.reason.empty() ? "Completed" : state.reason,
-           state.message);
-    return common::Status();
-  }
-  if (state.phase == benchmark::WorkloadState::Phase::kFailed) {
-    finish(unit, UnitPhase::kFailed, state.reason.empty() ? "Failed" : state.reason, state.message);
-    return common::Status();
-  }
-  // Deleted by someone else, or by a pass that recorded the unit's end in a status this cache
-  // has not caught up with yet.
-  if (terminating(object)) return common::Status();
-
-  const common::WallTime started = unit.startTime.value_or(now_);
-  if (suspend_) {
-    finish(unit, UnitPhase::kCancelled, "Suspended",
-           "the run was suspended; its workload was stopped");
-    return common::Status();
-  }
-  const common::WallTime limit = started + spec_.timeLimit;
-  if (now_ >= limit) {
-    finish(unit, UnitPhase::kTimedOut, "TimeLimitExceeded",
-           "ran longer than timeLimit " + common::formatDuration(spec_.timeLimit) +
-               "; its workload was stopped");
-    return common::Status();
-  }
-  noteDeadline(nextDeadline_, limit);
-
-  const std::int64_t expected = [&]() -> std::int64_t {
-    common::Result<benchmark::RenderedUnit> rendered =
-        benchmark::renderUnit(ref_, spec_, {unit.trial, unit.repetition, unit.params});
-    return rendered.isOk() ? rendered.value().expectedPods : 1;
-  }();
-  const benchmark::StartCheck check = benchmark::startCheck(podsOf(unit), expected);
-  if (!check.started) {
-    const common::WallTime deadline = started + spec_.startTimeout;
-    if (now_ >= deadline) {
-      finish(unit, UnitPhase::kFailed, check.reason.empty() ? "StartTimeout" : check.reason,
-             "not started within startTimeout " + common::formatDuration(spec_.startTimeout) +
-                 (check.message.empty() ? "" : ": " + check.message));
-      return common::Status();
-    }
-    noteDeadline(nextDeadline_, deadline);
-  }
+  checkRunning(unit, *kind, object.value());
   return common::Status();
 }
 
+void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object) {
+  const benchmark::WorkloadState state = benchmark::workloadState(kind, object);
+  if (state.phase == benchmark::WorkloadState::Phase::kSucceeded) {
+    finish(unit, {UnitPhase::kSucceeded,
+                  state.reason.empty() ? std::string(reason::kCompleted) : state.reason,
+                  state.message});
+    return;
+  }
+  if (state.phase == benchmark::WorkloadState::Phase::kFailed) {
+    finish(unit, {UnitPhase::kFailed,
+                  state.reason.empty() ? std::string(reason::kUnitFailed) : state.reason,
+                  state.message});
+    return;
+  }
+  // Deleted by someone else, or by a pass that recorded the unit's end in a status this cache
+  // has not caught up with yet.
+  if (terminating(object)) return;
+
+  const common::WallTime started = unit.startTime.value_or(now_);
+  if (std::optional<benchmark::UnitEnd> end =
+          benchmark::checkSuspend(accepted_.spec.suspend, unit.phase)) {
+    finish(unit, *end);
+    return;
+  }
+  const benchmark::UnitDecision limit =
+      benchmark::checkTimeLimit(started, accepted_.spec.timeLimit, now_);
+  if (limit.end) {
+    finish(unit, *limit.end);
+    return;
+  }
+  deadlines_.note(limit.recheckAt);
+  if (unit.expectedPods == 0) {
+    // Adopted, or started by an operator that did not record it: rendered once, then recorded.
+    common::Result<benchmark::RenderedUnit> rendered = benchmark::renderUnit(
+        run_.ref, accepted_.spec, {unit.trial, unit.repetition, unit.params});
+    unit.expectedPods = rendered.isOk() ? rendered.value().expectedPods : 1;
+  }
+  const benchmark::UnitDecision start = benchmark::checkStartTimeout(
+      started, accepted_.spec.startTimeout, benchmark::startCheck(podsOf(unit), unit.expectedPods),
+      now_);
+  if (start.end) finish(unit, *start.end);
+  deadlines_.note(start.recheckAt);
+}
+
+void Pass::keepManifest(const UnitRecord& unit, const benchmark::RenderedUnit& r) const {
+  if (options_.logDir.empty()) return;
+  const std::filesystem::path path = options_.logDir / logs::LogLayout::manifestFile(unit.logDir);
+  json manifest = json::array({r.workload});
+  if (r.service) manifest.push_back(*r.service);
+  if (!writeFileAtomically(path, manifest.dump(2) + "\n")) {
+    spdlog::warn("cannot write {}; the unit runs without its manifest record", path.string());
+  }
+}
+
 common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
-  common::Result<benchmark::RenderedUnit> rendered = benchmark::renderUnit(ref_, spec_, planned);
+  common::Result<benchmark::RenderedUnit> rendered =
+      benchmark::renderUnit(run_.ref, accepted_.spec, planned);
   if (!rendered.isOk()) {
-    finish(unit, UnitPhase::kFailed, "InvalidWorkload", describeInvalid(rendered.status()));
+    finish(unit, {UnitPhase::kFailed, std::string(reason::kInvalidWorkload),
+                  benchmark::describeInvalid(rendered.status())});
     return common::Status();
   }
   const benchmark::RenderedUnit& r = rendered.value();
   unit.logDir = logDirOf(unit);
-  if (!options_.logDir.empty()) {
-    const std::filesystem::path path = options_.logDir / unit.logDir / "manifest.json";
-    json manifest = json::array({r.workload});
-    if (r.service) manifest.push_back(*r.service);
-    if (!writeFileAtomically(path, manifest.dump(2) + "\n")) {
-      spdlog::warn("cannot write {}; the unit runs without its manifest record", path.string());
-    }
-  }
-
-  const kube::GroupVersionResource& gvr = resourceOf(r.kind);
-  common::Result<json> created = client_.create(gvr, ref_.ns, r.workload);
-  json object;
-  if (created.isOk()) {
-    object = std::move(created).value();
-    event(EventType::kNormal, "Created",
-          "created " + toString(r.kind) + " " + r.name + " for " + unitLabel(unit));
-  } else if (created.status().isAlreadyExists()) {
-    common::Result<json> got = client_.get(gvr, ref_.ns, r.name);
-    if (!got.isOk()) return got.status();
-    object = std::move(got).value();
-    if (!ownedBy(object, ref_.uid)) {
-      finish(unit, UnitPhase::kFailed, "NameConflict",
-             toString(r.kind) + " " + r.name + " exists and does not belong to this run");
-      return common::Status();
-    }
-  } else if (created.status().isNotFound()) {
-    finish(unit, UnitPhase::kFailed, "ResourceNotServed",
-           "the cluster does not serve " + gvr.apiVersion() + " " + toString(r.kind) + ": " +
-               created.status().message());
-    return common::Status();
-  } else if (created.status().isInvalid() || created.status().isInternal()) {
-    finish(unit, UnitPhase::kFailed, "CreateFailed",
-           "the API server refused " + toString(r.kind) + " " + r.name + ": " +
-               describeInvalid(created.status()));
-    return common::Status();
-  } else {
-    return created.status();
-  }
+  keepManifest(unit, r);
+  common::Result<json> created = createWorkload(unit, r);
+  if (!created.isOk()) return created.status();
+  if (unit.phase != UnitPhase::kPending) return common::Status();  // failed to create
+  const json& object = created.value();
 
   if (r.service) {
     // The Service belongs to the Job, so whatever deletes the Job deletes the Service too.
@@ -160,22 +227,57 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
                       {"name", r.name},
                       {"uid", stringMember(object["metadata"], "uid")},
                       {"blockOwnerDeletion", true}}});
-    common::Result<json> svc = client_.create(kube::resources::kServices, ref_.ns, service);
+    common::Result<json> svc = client_.create(kube::resources::kServices, run_.ref.ns, service);
     if (!svc.isOk() && !svc.status().isAlreadyExists()) return svc.status();
   }
   unit.phase = UnitPhase::kRunning;
   unit.workloadApiVersion = stringMember(object, "apiVersion");
-  unit.workloadKind = toString(r.kind);
+  unit.workloadKind = benchmark::toString(r.kind);
   unit.workloadName = r.name;
-  unit.startTime = creationTime(object).value_or(now_);
-  noteDeadline(nextDeadline_, *unit.startTime + std::min(spec_.startTimeout, spec_.timeLimit));
+  unit.expectedPods = r.expectedPods;
+  unit.startTime =
+      common::timeMember(member(object, "metadata"), "creationTimestamp").value_or(now_);
+  deadlines_.note(*unit.startTime +
+                  std::min(accepted_.spec.startTimeout, accepted_.spec.timeLimit));
   return common::Status();
+}
+
+common::Result<json> Pass::createWorkload(UnitRecord& unit, const benchmark::RenderedUnit& r) {
+  const kube::GroupVersionResource& gvr = resourceOf(r.kind);
+  const std::string what = benchmark::toString(r.kind) + " " + r.name;
+  common::Result<json> created = client_.create(gvr, run_.ref.ns, r.workload);
+  if (created.isOk()) {
+    event(EventType::kNormal, reason::kCreated, "created " + what + " for " + unitLabel(unit));
+    return created;
+  }
+  const common::Status& error = created.status();
+  if (error.isAlreadyExists()) {
+    common::Result<json> got = client_.get(gvr, run_.ref.ns, r.name);
+    if (!got.isOk()) return got.status();
+    if (!ownedBy(got.value(), run_.ref.uid)) {
+      finish(unit, {UnitPhase::kFailed, std::string(reason::kNameConflict),
+                    what + " exists and does not belong to this run"});
+    }
+    return got;
+  }
+  if (error.isNotFound()) {
+    finish(unit, {UnitPhase::kFailed, std::string(reason::kResourceNotServed),
+                  "the cluster does not serve " + gvr.apiVersion() + " " +
+                      benchmark::toString(r.kind) + ": " + error.message()});
+    return json();
+  }
+  if (error.isInvalid() || error.isInternal()) {
+    finish(unit, {UnitPhase::kFailed, std::string(reason::kCreateFailed),
+                  "the API server refused " + what + ": " + benchmark::describeInvalid(error)});
+    return json();
+  }
+  return error;
 }
 
 common::Status Pass::removeWorkload(WorkloadKind kind, const std::string& name) {
   kube::DeleteOptions options;
   if (kind != WorkloadKind::kPod) options.propagationPolicy = "Background";
-  common::Status removed = client_.remove(resourceOf(kind), ref_.ns, name, options);
+  common::Status removed = client_.remove(resourceOf(kind), run_.ref.ns, name, options);
   if (removed.isNotFound()) return common::Status();
   return removed;
 }
@@ -184,11 +286,11 @@ common::Status Pass::stop(UnitRecord& unit, bool failure) {
   const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
   if (!kind) return common::Status();
   if (*kind == WorkloadKind::kJob && failure &&
-      spec_.cleanup.onFailure == benchmark::CleanupAction::kRetain) {
+      accepted_.spec.cleanup.onFailure == benchmark::CleanupAction::kRetain) {
     // Suspending deletes the Job's pods at once and keeps the Job for inspection.
     common::Result<json> patched =
-        client_.patch(kube::resources::kJobs, ref_.ns, unit.workloadName, kube::PatchType::kMerge,
-                      {{"spec", {{"suspend", true}}}});
+        client_.patch(kube::resources::kJobs, run_.ref.ns, unit.workloadName,
+                      kube::PatchType::kMerge, {{"spec", {{"suspend", true}}}});
     if (patched.isOk()) jobs_[unit.workloadName] = std::move(patched).value();
     if (patched.isOk() || patched.status().isNotFound()) return common::Status();
     return patched.status();
@@ -201,62 +303,70 @@ common::Status Pass::stop(UnitRecord& unit, bool failure) {
 }
 
 common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
-  if (!isTerminal(unit.phase)) return common::Status();
-  if (!endRecorded) {
-    // Workloads are stopped or deleted only once the unit's end is in the status: a pass whose
-    // status write is lost (a Conflict redone from a fresh read, a crash) must not leave behind
-    // a Running unit whose workload it deleted, which the next pass would take for a failure.
-    noteDeadline(nextDeadline_, now_);
-    return common::Status();
-  }
-  if (measuring() && awaitsMetrics(unit)) {
+  if (!benchmark::isTerminal(unit.phase)) return common::Status();
+  if (endRecorded && measuring() && benchmark::awaitsMetrics(unit)) {
     if (!collectLogs(unit)) {
-      noteDeadline(nextDeadline_, now_ + std::chrono::seconds(1));
+      deadlines_.note(now_ + std::chrono::seconds(1));
       return common::Status();
     }
     measure(unit);
   }
   const json* object = workloadOf(unit);
-  if (object == nullptr || terminating(*object)) {
-    unit.retained = false;
-    return common::Status();
-  }
+  const bool exists = object != nullptr && !terminating(*object);
   const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
-  const bool keep =
-      (unit.phase == UnitPhase::kSucceeded &&
-       spec_.cleanup.onSuccess == benchmark::CleanupAction::kRetain) ||
-      (isFailure(unit.phase) && spec_.cleanup.onFailure == benchmark::CleanupAction::kRetain);
-  if (!keep) {
-    unit.retained = false;
-    if (unit.phase != UnitPhase::kCancelled && !collectLogs(unit)) {
-      // The pods go only once their logs are on disk.
-      noteDeadline(nextDeadline_, now_ + std::chrono::seconds(1));
+  benchmark::CleanupInput in;
+  in.phase = unit.phase;
+  in.endRecorded = endRecorded;
+  in.workloadExists = exists;
+  in.workloadRunning = exists && kind && stillRuns(*kind, *object);
+  // Logs matter only for a workload that is to be deleted and may still have pods.
+  in.logsComplete = !endRecorded || !exists || unit.phase == UnitPhase::kCancelled ||
+                    benchmark::keepsWorkload(unit.phase, accepted_.spec.cleanup) ||
+                    collectLogs(unit);
+  const benchmark::CleanupDecision decision =
+      benchmark::decideCleanup(in, accepted_.spec.cleanup, now_);
+  deadlines_.note(decision.recheckAt);
+  if (!exists && endRecorded) unit.retained = false;
+  switch (decision.step) {
+    case benchmark::CleanupStep::kNone:
+    case benchmark::CleanupStep::kWaitForStatus:
       return common::Status();
-    }
-    return stop(unit, false);
-  }
-  if (!isFailure(unit.phase)) return common::Status();
-  if (stillRuns(*kind, *object)) {  // timed out, or never started
-    HETBENCH_RETURN_IF_ERROR(stop(unit, true));
-    object = workloadOf(unit);
-    if (object == nullptr) {
+    case benchmark::CleanupStep::kWaitForLogs:
       unit.retained = false;
       return common::Status();
-    }
+    case benchmark::CleanupStep::kDelete:
+      unit.retained = false;
+      return stop(unit, false);
+    case benchmark::CleanupStep::kStopAndRetain:
+      HETBENCH_RETURN_IF_ERROR(stop(unit, true));
+      object = workloadOf(unit);
+      if (object == nullptr) {
+        unit.retained = false;
+        return common::Status();
+      }
+      return retain(unit, *kind, *object);
+    case benchmark::CleanupStep::kRetain:
+      return retain(unit, *kind, *object);
   }
-  if (label(*object, benchmark::kRetainedLabel) != "true") {
+  return common::Status();
+}
+
+common::Status Pass::retain(UnitRecord& unit, WorkloadKind kind, const json& object) {
+  if (stringMember(member(member(object, "metadata"), "labels"), benchmark::kRetainedLabel) !=
+      "true") {
     json patch = {{"metadata",
                    {{"labels", {{std::string(benchmark::kRetainedLabel), "true"}}},
                     {"annotations",
                      {{std::string(benchmark::kFailedAtAnnotation),
                        common::formatRfc3339(unit.completionTime.value_or(now_))}}}}}};
-    common::Result<json> patched = client_.patch(resourceOf(*kind), ref_.ns, unit.workloadName,
+    common::Result<json> patched = client_.patch(resourceOf(kind), run_.ref.ns, unit.workloadName,
                                                  kube::PatchType::kMerge, patch);
     if (!patched.isOk() && !patched.status().isNotFound()) return patched.status();
     if (!unit.retained) {
-      event(EventType::kNormal, "Retained",
+      event(EventType::kNormal, reason::kRetained,
             unit.workloadKind + " " + unit.workloadName + " of " + unitLabel(unit) +
-                " is kept for inspection for " + common::formatDuration(spec_.cleanup.retainFor));
+                " is kept for inspection for " +
+                common::formatDuration(accepted_.spec.cleanup.retainFor));
     }
   }
   unit.retained = true;
@@ -273,16 +383,38 @@ common::Status Pass::applyRetention(std::vector<UnitRecord>& units) {
   }
   if (retained.empty()) return common::Status();
   const benchmark::RetentionPlan plan =
-      benchmark::planRetention(std::move(retained), now_, spec_.cleanup);
+      benchmark::planRetention(std::move(retained), now_, accepted_.spec.cleanup);
   for (const std::string& name : plan.remove) {
     UnitRecord& unit = *byName.at(name);
     HETBENCH_RETURN_IF_ERROR(stop(unit, false));
     unit.retained = false;
-    event(EventType::kNormal, "RetentionExpired",
+    event(EventType::kNormal, reason::kRetentionExpired,
           "deleted the retained " + unit.workloadKind + " " + name + " of " + unitLabel(unit));
   }
-  if (plan.nextExpiry) noteDeadline(nextDeadline_, *plan.nextExpiry);
+  deadlines_.note(plan.nextExpiry);
   return common::Status();
+}
+
+void Pass::finish(UnitRecord& unit, const benchmark::UnitEnd& end) {
+  unit.phase = end.phase;
+  unit.reason = end.reason;
+  unit.message = end.message;
+  unit.completionTime = now_;
+  const std::string who = unitLabel(unit);
+  switch (end.phase) {
+    case UnitPhase::kSucceeded:
+      event(EventType::kNormal, reason::kTrialSucceeded, who + " succeeded");
+      break;
+    case UnitPhase::kCancelled:
+      event(EventType::kNormal, reason::kTrialCancelled, who + " cancelled: " + unit.message);
+      break;
+    default:
+      event(EventType::kWarning,
+            unit.phase == UnitPhase::kTimedOut ? reason::kTrialTimedOut : reason::kTrialFailed,
+            who + " " + benchmark::toString(end.phase) + " (" + unit.reason + "): " +
+                unit.message);
+      break;
+  }
 }
 
 }  // namespace hetbench::controller::detail

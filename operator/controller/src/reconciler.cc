@@ -2,99 +2,143 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <set>
+
+#include "hetbench/benchmark/suspend.h"
+#include "hetbench/common/json_fields.h"
 #include "pass.h"
 
 namespace hetbench::controller {
 namespace detail {
 
+namespace reason = benchmark::reason;
+namespace condition = benchmark::condition;
+using common::member;
+using common::stringMember;
+
+namespace {
+
+std::string label(const json& object, std::string_view key) {
+  return stringMember(member(member(object, "metadata"), "labels"), key);
+}
+
+bool ownedBy(const json& object, const std::string& uid) {
+  const json& refs = member(member(object, "metadata"), "ownerReferences");
+  if (!refs.is_array()) return false;
+  return std::any_of(refs.begin(), refs.end(),
+                     [&](const json& ref) { return stringMember(ref, "uid") == uid; });
+}
+
+bool terminating(const json& object) {
+  return !stringMember(member(object, "metadata"), "deletionTimestamp").empty();
+}
+
+bool rejectedAlready(const benchmark::Run& run) {
+  return run.status.phase == "Failed" &&
+         benchmark::conditionStatus(run.status.conditions, condition::kAccepted) == "False" &&
+         run.status.observedGeneration == run.generation;
+}
+
+}  // namespace
+
+Pass::Pass(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
+           const ReconcilerOptions& options, logs::LogTracker* logs, json object)
+    : client_(client),
+      cache_(cache),
+      clock_(clock),
+      options_(options),
+      logs_(logs),
+      object_(std::move(object)),
+      run_(benchmark::readRun(object_)),
+      id_(benchmark::runId(run_.ref.uid)),
+      now_(clock_.now()) {}
+
 common::Result<ReconcileResult> Pass::execute() {
-  if (terminating(run_)) return finalize();
+  if (run_.deleting) return finalize();
+  HETBENCH_ASSIGN_OR_RETURN(std::optional<ReconcileResult> rejected, accept());
+  if (rejected) return *rejected;
+  const std::vector<benchmark::Unit> plan = benchmark::planUnits(accepted_.spec);
+  const std::set<std::pair<std::int64_t, std::int64_t>> recordedEnds = [&] {
+    std::set<std::pair<std::int64_t, std::int64_t>> out;
+    for (const UnitRecord& u : run_.status.trials)
+      if (benchmark::isTerminal(u.phase)) out.insert({u.trial, u.repetition});
+    return out;
+  }();
+  std::vector<UnitRecord> units = mergePlan(plan);
 
-  const json& annotations = member(run_["metadata"], "annotations");
-  const std::string acceptedText =
-      stringMember(annotations, std::string(benchmark::kAcceptedSpecAnnotation).c_str());
-  const json& currentSpec = member(run_, "spec");
-  const json& status = member(run_, "status");
-  suspend_ = member(currentSpec, "suspend").is_boolean() && currentSpec["suspend"].get<bool>();
+  observe();
+  for (UnitRecord& unit : units) HETBENCH_RETURN_IF_ERROR(advance(unit));
+  HETBENCH_RETURN_IF_ERROR(startPending(units, plan));
+  for (UnitRecord& unit : units) {
+    HETBENCH_RETURN_IF_ERROR(cleanUp(unit, recordedEnds.contains({unit.trial, unit.repetition})));
+  }
+  HETBENCH_RETURN_IF_ERROR(applyRetention(units));
 
-  json accepted;
-  if (!acceptedText.empty()) {
-    accepted = json::parse(acceptedText, nullptr, false);
-    if (accepted.is_discarded()) {
-      return reject("InvalidSpec", "the annotation " +
-                                       std::string(benchmark::kAcceptedSpecAnnotation) +
-                                       " is not JSON; it is the operator's record, do not edit it");
+  benchmark::RunStatus status = buildStatus(units);
+  noteRegressions(run_.status, status);
+  noteFinished(status);
+  HETBENCH_RETURN_IF_ERROR(writeStatus(std::move(status)));
+  return ReconcileResult{benchmark::requeueAfter(deadlines_, now_)};
+}
+
+common::Result<std::optional<ReconcileResult>> Pass::accept() {
+  auto refuse = [&](const std::string& message) -> common::Result<std::optional<ReconcileResult>> {
+    common::Result<ReconcileResult> done = reject(std::string(reason::kInvalidSpec), message);
+    if (!done.isOk()) return done.status();
+    return std::optional<ReconcileResult>(done.value());
+  };
+  const bool suspended = run_.suspended();
+  json spec;
+  if (!run_.acceptedSpecText.empty()) {
+    spec = json::parse(run_.acceptedSpecText, nullptr, false);
+    if (spec.is_discarded()) {
+      return refuse("the annotation " + std::string(benchmark::kAcceptedSpecAnnotation) +
+                    " is not JSON; it is the operator's record, do not edit it");
     }
-    const std::int64_t observed = member(status, "observedGeneration").is_number_integer()
-                                      ? status["observedGeneration"].get<std::int64_t>()
-                                      : 0;
-    if (observed != generation_ && frozenSpec(currentSpec) != accepted) {
-      event(EventType::kWarning, "SpecImmutable",
+    if (run_.status.observedGeneration.value_or(0) != run_.generation &&
+        benchmark::frozenSpec(run_.spec) != spec) {
+      event(EventType::kWarning, reason::kSpecImmutable,
             "the spec cannot change once the run is accepted (only suspend may); the change is "
             "ignored");
     }
   } else {
-    if (stringMember(status, "phase") == "Failed" &&
-        conditionStatus(status, "Accepted") == "False" &&
-        member(status, "observedGeneration") == json(generation_)) {
-      return ReconcileResult{};  // rejected already; a new generation is looked at again
-    }
-    accepted = frozenSpec(currentSpec);
+    // Rejected already: a new generation is looked at again.
+    if (rejectedAlready(run_)) return std::optional<ReconcileResult>(ReconcileResult{});
+    spec = benchmark::frozenSpec(run_.spec);
   }
+  common::Result<benchmark::AcceptedRun> validated =
+      run_.acceptedSpecText.empty() ? benchmark::validateRun(run_.ref, spec)
+                                    : benchmark::parseRun(spec);
+  if (!validated.isOk()) {
+    return refuse(benchmark::describeInvalid(validated.status()));
+  }
+  accepted_ = std::move(validated).value();
+  accepted_.spec.suspend = suspended;
 
-  if (ref_.name.size() > 63) {
-    return reject("InvalidSpec",
-                  "metadata.name: must be no more than 63 characters (it labels the run's "
-                  "workloads)");
+  if (run_.acceptedSpecText.empty()) {
+    HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec));
+    const std::size_t units = benchmark::planUnits(accepted_.spec).size();
+    event(EventType::kNormal, reason::kAccepted,
+          "planned " +
+              std::to_string(units / static_cast<std::size_t>(accepted_.spec.repetitions)) +
+              " trial(s) x " + std::to_string(accepted_.spec.repetitions) + " repetition(s)");
+  } else if (!run_.hasFinalizer(benchmark::kFinalizer)) {
+    HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec));
   }
-  common::Result<benchmark::RunSpec> parsed = benchmark::parseRunSpec(accepted);
-  if (!parsed.isOk()) return reject("InvalidSpec", describeInvalid(parsed.status()));
-  spec_ = std::move(parsed).value();
-  spec_.suspend = suspend_;
-  common::Result<std::vector<results::MetricSpec>> metricSpecs =
-      results::parseMetricSpecs(spec_.metrics);
-  if (!metricSpecs.isOk()) return reject("InvalidSpec", describeInvalid(metricSpecs.status()));
-  metricSpecs_ = std::move(metricSpecs).value();
-  common::Result<results::References> references =
-      results::parseReferences(spec_.references, results::metricUnits(metricSpecs_));
-  if (!references.isOk()) return reject("InvalidSpec", describeInvalid(references.status()));
-  references_ = std::move(references).value();
-  required_ = requiredMetrics(spec_, metricSpecs_, references_);
-  const std::vector<benchmark::Unit> plan = benchmark::planUnits(spec_);
+  return std::optional<ReconcileResult>();
+}
 
-  if (acceptedText.empty()) {
-    for (const benchmark::Unit& unit : plan) {
-      common::Result<benchmark::RenderedUnit> rendered = benchmark::renderUnit(ref_, spec_, unit);
-      if (!rendered.isOk()) {
-        return reject("InvalidSpec", "trial " + std::to_string(unit.trial) + ": " +
-                                         describeInvalid(rendered.status()));
-      }
-    }
-    HETBENCH_RETURN_IF_ERROR(ensureAccepted(accepted));
-    event(EventType::kNormal, "Accepted",
-          "planned " + std::to_string(plan.size() / static_cast<std::size_t>(spec_.repetitions)) +
-              " trial(s) x " + std::to_string(spec_.repetitions) + " repetition(s)");
-  } else if (!std::count(member(run_["metadata"], "finalizers").begin(),
-                         member(run_["metadata"], "finalizers").end(),
-                         json(std::string(benchmark::kFinalizer)))) {
-    HETBENCH_RETURN_IF_ERROR(ensureAccepted(accepted));
-  }
-
-  std::map<std::pair<std::int64_t, std::int64_t>, UnitRecord> previous;
-  std::set<std::pair<std::int64_t, std::int64_t>> recordedEnds;
-  if (const json& trials = member(status, "trials"); trials.is_array()) {
-    for (const json& t : trials) {
-      UnitRecord record = unitFromJson(t);
-      if (isTerminal(record.phase)) recordedEnds.insert({record.trial, record.repetition});
-      previous[{record.trial, record.repetition}] = std::move(record);
-    }
-  }
+std::vector<UnitRecord> Pass::mergePlan(const std::vector<benchmark::Unit>& plan) const {
+  std::map<std::pair<std::int64_t, std::int64_t>, const UnitRecord*> previous;
+  for (const UnitRecord& record : run_.status.trials)
+    previous[{record.trial, record.repetition}] = &record;
   std::vector<UnitRecord> units;
   units.reserve(plan.size());
   for (const benchmark::Unit& planned : plan) {
     auto it = previous.find({planned.trial, planned.repetition});
     if (it != previous.end()) {
-      units.push_back(std::move(it->second));
+      units.push_back(*it->second);
     } else {
       UnitRecord record;
       record.trial = planned.trial;
@@ -103,115 +147,82 @@ common::Result<ReconcileResult> Pass::execute() {
       units.push_back(std::move(record));
     }
   }
+  return units;
+}
 
-  observe();
-  for (UnitRecord& unit : units) HETBENCH_RETURN_IF_ERROR(advance(unit));
-
+common::Status Pass::startPending(std::vector<UnitRecord>& units,
+                                  const std::vector<benchmark::Unit>& plan) {
   std::int64_t running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
     return u.phase == UnitPhase::kRunning;
   });
   for (std::size_t i = 0; i < units.size(); ++i) {
     UnitRecord& unit = units[i];
     if (unit.phase != UnitPhase::kPending) continue;
-    if (suspend_) {
-      finish(unit, UnitPhase::kCancelled, "Suspended", "the run was suspended before it started");
+    if (std::optional<benchmark::UnitEnd> end =
+            benchmark::checkSuspend(accepted_.spec.suspend, unit.phase)) {
+      finish(unit, *end);
       continue;
     }
-    if (running >= spec_.parallelism) continue;
+    if (running >= accepted_.spec.parallelism) continue;
     HETBENCH_RETURN_IF_ERROR(start(unit, plan[i]));
     if (unit.phase == UnitPhase::kRunning) ++running;
   }
-
-  for (UnitRecord& unit : units) {
-    HETBENCH_RETURN_IF_ERROR(cleanUp(unit, recordedEnds.contains({unit.trial, unit.repetition})));
-  }
-  HETBENCH_RETURN_IF_ERROR(applyRetention(units));
-
-  json newStatus = buildStatus(units);
-  noteRegressions(status, newStatus);
-  const std::string oldPhase = stringMember(status, "phase");
-  const std::string newPhase = stringMember(newStatus, "phase");
-  if (newPhase != oldPhase &&
-      (newPhase == "Succeeded" || newPhase == "Failed" || newPhase == "Cancelled")) {
-    finishedPhase_ = newPhase;
-    const std::string done = stringMember(newStatus, "progress");
-    if (newPhase == "Succeeded") {
-      event(EventType::kNormal, "RunSucceeded", "all " + done + " units succeeded");
-    } else if (newPhase == "Failed") {
-      event(EventType::kWarning, "RunFailed", "the run failed: " + firstFailure(units));
-    } else {
-      event(EventType::kNormal, "RunCancelled", "the run was suspended");
-    }
-  }
-  if (newStatus != status) {
-    json updated = run_;
-    updated["status"] = std::move(newStatus);
-    common::Result<json> written = client_.updateStatus(kBenchmarkRuns, ref_.ns, updated);
-    if (!written.isOk()) return written.status();
-    run_ = std::move(written).value();
-  }
-
-  ReconcileResult result;
-  if (nextDeadline_) {
-    result.requeueAfter = std::max<std::chrono::nanoseconds>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(*nextDeadline_ - now_),
-        std::chrono::milliseconds(100));
-  }
-  return result;
+  return common::Status();
 }
 
-common::Result<ReconcileResult> Pass::reject(const std::string& reason,
-                                             const std::string& message) {
-  json status = member(run_, "status").is_object() ? run_["status"] : json::object();
-  const bool already = stringMember(status, "phase") == "Failed" &&
-                       conditionStatus(status, "Accepted") == "False" &&
-                       member(status, "observedGeneration") == json(generation_);
-  status["phase"] = "Failed";
-  status["observedGeneration"] = generation_;
-  if (!status.contains("completionTime")) status["completionTime"] = common::formatRfc3339(now_);
-  setCondition(status, "Accepted", "False", reason, message, now_, generation_);
-  setCondition(status, "Failed", "True", reason, message, now_, generation_);
-  setCondition(status, "Running", "False", reason, "", now_, generation_);
-  setCondition(status, "Complete", "False", reason, "", now_, generation_);
-  if (status != member(run_, "status")) {
-    json updated = run_;
-    updated["status"] = std::move(status);
-    common::Result<json> written = client_.updateStatus(kBenchmarkRuns, ref_.ns, updated);
-    if (!written.isOk()) return written.status();
-    run_ = std::move(written).value();
-  }
+common::Status Pass::writeStatus(benchmark::RunStatus status) {
+  if (status == run_.status) return common::Status();
+  json updated = object_;
+  updated["status"] = benchmark::toJson(status);
+  common::Result<json> written = client_.updateStatus(kBenchmarkRuns, run_.ref.ns, updated);
+  if (!written.isOk()) return written.status();
+  object_ = std::move(written).value();
+  run_.status = std::move(status);
+  return common::Status();
+}
+
+common::Result<ReconcileResult> Pass::reject(const std::string& why, const std::string& message) {
+  const bool already = rejectedAlready(run_);
+  benchmark::RunStatus status = run_.status;
+  status.phase = "Failed";
+  status.observedGeneration = run_.generation;
+  if (!status.completionTime) status.completionTime = now_;
+  auto set = [&](std::string_view type, std::string_view value, std::string text) {
+    benchmark::setCondition(status.conditions, type, value, why, std::move(text), now_,
+                            run_.generation);
+  };
+  set(condition::kAccepted, "False", message);
+  set(condition::kFailed, "True", message);
+  set(condition::kRunning, "False", "");
+  set(condition::kComplete, "False", "");
+  HETBENCH_RETURN_IF_ERROR(writeStatus(std::move(status)));
   if (!already) {
-    event(EventType::kWarning, reason, message);
+    event(EventType::kWarning, why, message);
     finishedPhase_ = "Failed";
   }
   return ReconcileResult{};
 }
 
 common::Status Pass::ensureAccepted(const json& accepted) {
-  json updated = run_;
+  json updated = object_;
   json& meta = updated["metadata"];
   if (!meta["annotations"].is_object()) meta["annotations"] = json::object();
   meta["annotations"][std::string(benchmark::kAcceptedSpecAnnotation)] = accepted.dump();
   if (!meta["finalizers"].is_array()) meta["finalizers"] = json::array();
-  const json finalizer = std::string(benchmark::kFinalizer);
-  if (std::find(meta["finalizers"].begin(), meta["finalizers"].end(), finalizer) ==
-      meta["finalizers"].end()) {
-    meta["finalizers"].push_back(finalizer);
-  }
-  common::Result<json> written = client_.update(kBenchmarkRuns, ref_.ns, updated);
+  if (!run_.hasFinalizer(benchmark::kFinalizer))
+    meta["finalizers"].push_back(std::string(benchmark::kFinalizer));
+  common::Result<json> written = client_.update(kBenchmarkRuns, run_.ref.ns, updated);
   if (!written.isOk()) return written.status();
-  run_ = std::move(written).value();
+  object_ = std::move(written).value();
+  const benchmark::RunStatus status = std::move(run_.status);
+  run_ = benchmark::readRun(object_);
+  run_.status = status;
   return common::Status();
 }
 
 common::Result<ReconcileResult> Pass::finalize() {
-  json finalizers = member(run_["metadata"], "finalizers");
-  const json ours = std::string(benchmark::kFinalizer);
-  if (!finalizers.is_array() ||
-      std::find(finalizers.begin(), finalizers.end(), ours) == finalizers.end()) {
-    return ReconcileResult{};
-  }
-  if (logs_ != nullptr) logs_->forgetRun(ref_.ns, ref_.name);
+  if (!run_.hasFinalizer(benchmark::kFinalizer)) return ReconcileResult{};
+  if (logs_ != nullptr) logs_->forgetRun(run_.ref.ns, run_.ref.name);
   observe();
   for (const auto& [name, job] : jobs_)
     if (!terminating(job)) HETBENCH_RETURN_IF_ERROR(removeWorkload(WorkloadKind::kJob, name));
@@ -219,48 +230,39 @@ common::Result<ReconcileResult> Pass::finalize() {
     if (!terminating(ipuJob)) HETBENCH_RETURN_IF_ERROR(removeWorkload(WorkloadKind::kIpuJob, name));
   for (const json& pod : pods_) {
     // Pods that Jobs and IPUJobs own go with them.
-    if (!terminating(pod) && ownedBy(pod, ref_.uid)) {
+    if (!terminating(pod) && ownedBy(pod, run_.ref.uid)) {
       HETBENCH_RETURN_IF_ERROR(
           removeWorkload(WorkloadKind::kPod, stringMember(pod["metadata"], "name")));
     }
   }
-  json updated = run_;
+  json updated = object_;
   json& list = updated["metadata"]["finalizers"];
-  list.erase(std::remove(list.begin(), list.end(), ours), list.end());
-  common::Result<json> written = client_.update(kBenchmarkRuns, ref_.ns, updated);
+  list.erase(std::remove(list.begin(), list.end(), json(std::string(benchmark::kFinalizer))),
+             list.end());
+  common::Result<json> written = client_.update(kBenchmarkRuns, run_.ref.ns, updated);
   if (!written.isOk() && !written.status().isNotFound()) return written.status();
   return ReconcileResult{};
 }
 
 void Pass::observe() {
   auto ours = [&](const json& object) {
-    return label(object, benchmark::kIdLabel) == id_ && ownedBy(object, ref_.uid);
+    return label(object, benchmark::kIdLabel) == id_ && ownedBy(object, run_.ref.uid);
   };
-  for (json& pod : cache_.pods(ref_.ns, ref_.name)) {
+  for (json& pod : cache_.pods(run_.ref.ns, run_.ref.name)) {
     if (label(pod, benchmark::kIdLabel) != id_) continue;
-    if (ownedBy(pod, ref_.uid)) podsByName_[stringMember(pod["metadata"], "name")] = pod;
+    if (ownedBy(pod, run_.ref.uid)) podsByName_[stringMember(pod["metadata"], "name")] = pod;
     pods_.push_back(std::move(pod));
   }
-  for (json& job : cache_.jobs(ref_.ns, ref_.name)) {
+  for (json& job : cache_.jobs(run_.ref.ns, run_.ref.name)) {
     if (!ours(job)) continue;
     std::string name = stringMember(job["metadata"], "name");
     jobs_.emplace(std::move(name), std::move(job));
   }
-  for (json& ipuJob : cache_.ipuJobs(ref_.ns, ref_.name)) {
+  for (json& ipuJob : cache_.ipuJobs(run_.ref.ns, run_.ref.name)) {
     if (!ours(ipuJob)) continue;
     std::string name = stringMember(ipuJob["metadata"], "name");
     ipuJobs_.emplace(std::move(name), std::move(ipuJob));
   }
-}
-
-const json* Pass::workloadOf(const UnitRecord& unit) const {
-  const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
-  if (!kind || unit.workloadName.empty()) return nullptr;
-  const std::map<std::string, json>& objects = *kind == WorkloadKind::kPod   ? podsByName_
-                                               : *kind == WorkloadKind::kJob ? jobs_
-                                                                             : ipuJobs_;
-  auto it = objects.find(unit.workloadName);
-  return it == objects.end() ? nullptr : &it->second;
 }
 
 std::vector<json> Pass::podsOf(const UnitRecord& unit) const {
@@ -276,6 +278,15 @@ std::vector<json> Pass::podsOf(const UnitRecord& unit) const {
   return out;
 }
 
+std::vector<std::string> Pass::nodesOf(const UnitRecord& unit) const {
+  std::set<std::string> nodes;
+  for (const json& pod : podsOf(unit)) {
+    const std::string node = stringMember(member(pod, "spec"), "nodeName");
+    if (!node.empty()) nodes.insert(node);
+  }
+  return {nodes.begin(), nodes.end()};
+}
+
 bool Pass::collectLogs(const UnitRecord& unit) {
   if (logs_ == nullptr) return true;
   bool complete = true;
@@ -286,33 +297,26 @@ bool Pass::collectLogs(const UnitRecord& unit) {
   return complete;
 }
 
-std::vector<std::string> Pass::nodesOf(const UnitRecord& unit) const {
-  std::set<std::string> nodes;
-  for (const json& pod : podsOf(unit)) {
-    const std::string node = stringMember(member(pod, "spec"), "nodeName");
-    if (!node.empty()) nodes.insert(node);
+void Pass::noteFinished(const benchmark::RunStatus& status) {
+  const std::string& phase = status.phase;
+  if (phase == run_.status.phase ||
+      (phase != "Succeeded" && phase != "Failed" && phase != "Cancelled")) {
+    return;
   }
-  return {nodes.begin(), nodes.end()};
-}
-
-void Pass::finish(UnitRecord& unit, UnitPhase phase, std::string reason, std::string message) {
-  unit.phase = phase;
-  unit.reason = std::move(reason);
-  unit.message = std::move(message);
-  unit.completionTime = now_;
-  const std::string who = unitLabel(unit);
-  switch (phase) {
-    case UnitPhase::kSucceeded:
-      event(EventType::kNormal, "TrialSucceeded", who + " succeeded");
-      break;
-    case UnitPhase::kCancelled:
-      event(EventType::kNormal, "TrialCancelled", who + " cancelled: " + unit.message);
-      break;
-    default:
-      event(EventType::kWarning,
-            unit.phase == UnitPhase::kTimedOut ? "TrialTimedOut" : "TrialFailed",
-            who + " " + toString(phase) + " (" + unit.reason + "): " + unit.message);
-      break;
+  finishedPhase_ = phase;
+  if (phase == "Succeeded") {
+    event(EventType::kNormal, reason::kRunSucceeded, "all " + status.progress + " units succeeded");
+  } else if (phase == "Failed") {
+    auto failed = std::find_if(status.trials.begin(), status.trials.end(),
+                               [](const UnitRecord& u) { return benchmark::isFailure(u.phase); });
+    std::string first;
+    if (failed != status.trials.end()) {
+      first = unitLabel(*failed) + " " + benchmark::toString(failed->phase) + ": " +
+              failed->reason + (failed->message.empty() ? "" : " (" + failed->message + ")");
+    }
+    event(EventType::kWarning, reason::kRunFailed, "the run failed: " + first);
+  } else {
+    event(EventType::kNormal, reason::kRunCancelled, "the run was suspended");
   }
 }
 
@@ -320,7 +324,6 @@ void Pass::finish(UnitRecord& unit, UnitPhase phase, std::string reason, std::st
 
 using benchmark::WorkloadKind;
 using detail::Pass;
-using detail::PendingEvent;
 using nlohmann::json;
 
 const kube::GroupVersionResource& resourceOf(WorkloadKind kind) {
@@ -350,24 +353,15 @@ common::Result<ReconcileResult> Reconciler::reconcile(const std::string& ns,
                                                       const std::string& name) {
   std::optional<json> cached = cache_.run(ns, name);
   if (!cached) return ReconcileResult{};
-  json run = std::move(*cached);
-  for (int attempt = 1;; ++attempt) {
-    Pass pass(client_, cache_, clock_, options_, logs_, run);
-    common::Result<ReconcileResult> result = pass.execute();
-    if (result.isOk()) {
-      for (const PendingEvent& e : pass.events())
-        events_.event(pass.run(), e.type, e.reason, e.message);
-      if (!pass.finishedPhase().empty() && observer_.runFinished)
-        observer_.runFinished(pass.finishedPhase());
-      return result;
-    }
-    if (!result.status().isConflict() || attempt >= options_.statusAttempts) return result;
-    // The cache was behind: redo the pass from the object as the API server has it now.
-    common::Result<json> fresh = client_.get(kBenchmarkRuns, ns, name);
-    if (fresh.status().isNotFound()) return ReconcileResult{};
-    if (!fresh.isOk()) return fresh.status();
-    run = std::move(fresh).value();
-  }
+  return detail::runPasses(
+      client_, kBenchmarkRuns, ns, name, std::move(*cached), options_.statusAttempts, events_,
+      [&](json object) {
+        return Pass(client_, cache_, clock_, options_, logs_, std::move(object));
+      },
+      [&](const Pass& pass) {
+        if (!pass.finishedPhase().empty() && observer_.runFinished)
+          observer_.runFinished(pass.finishedPhase());
+      });
 }
 
 }  // namespace hetbench::controller

@@ -25,11 +25,14 @@
 
 #include "hetbench/http/transport.h"
 #include "hetbench/http/wire.h"
+#include "sockets.h"
 
 namespace hetbench::http {
 namespace {
 
 using namespace wire;
+using detail::formatAddress;
+using detail::peerGone;
 
 constexpr std::size_t kMaxHeaderBytes = 1 << 20;  // Go's http.DefaultMaxHeaderBytes
 constexpr std::size_t kMaxChunkLineBytes = 4096;
@@ -37,40 +40,6 @@ constexpr std::size_t kReadBufferBytes = 16 * 1024;
 // After an error answer the unread rest of the request is drained for a while, so that closing
 // the socket does not reset the connection before the client has read the answer.
 constexpr auto kLingerTime = std::chrono::milliseconds(1000);
-
-std::string formatAddress(const sockaddr_storage& address) {
-  char host[INET6_ADDRSTRLEN] = {};
-  if (address.ss_family == AF_INET) {
-    sockaddr_in in4{};
-    std::memcpy(&in4, &address, sizeof(in4));
-    inet_ntop(AF_INET, &in4.sin_addr, host, sizeof(host));
-    return std::string(host) + ":" + std::to_string(ntohs(in4.sin_port));
-  }
-  if (address.ss_family == AF_INET6) {
-    sockaddr_in6 in6{};
-    std::memcpy(&in6, &address, sizeof(in6));
-    inet_ntop(AF_INET6, &in6.sin6_addr, host, sizeof(host));
-    return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6.sin6_port));
-  }
-  return "";
-}
-
-/// Whether the peer has closed or reset the connection, without consuming anything: on TLS the
-/// bytes in the socket are records that belong to OpenSSL.
-bool peerGone(int fd) {
-  pollfd p{fd, static_cast<short>(POLLIN | POLLRDHUP), 0};
-  const int ready = ::poll(&p, 1, 0);
-  if (ready < 0) return errno != EINTR && errno != EAGAIN && errno != ENOMEM;
-  if (ready == 0) return false;
-  if ((p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) != 0) return true;
-  if ((p.revents & POLLIN) != 0) {
-    char byte;
-    const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0) return true;
-    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return true;
-  }
-  return false;
-}
 
 class ServerImpl;
 
@@ -264,50 +233,7 @@ Connection::ReadOutcome Connection::readHead(Request& request, bool& keepAlive) 
   const std::string head = in_.substr(0, end);
   in_.erase(0, end + 4);
 
-  std::string_view lines(head);
-  const std::size_t firstEnd = lines.find("\r\n");
-  const std::string_view requestLine = lines.substr(0, firstEnd);
-  lines = firstEnd == std::string_view::npos ? std::string_view() : lines.substr(firstEnd + 2);
-
-  const std::size_t sp1 = requestLine.find(' ');
-  const std::size_t sp2 =
-      sp1 == std::string_view::npos ? std::string_view::npos : requestLine.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos || requestLine.find(' ', sp2 + 1) != std::string_view::npos) {
-    return ReadOutcome::kBadRequest;
-  }
-  const std::string_view method = requestLine.substr(0, sp1);
-  const std::string_view target = requestLine.substr(sp1 + 1, sp2 - sp1 - 1);
-  const std::string_view version = requestLine.substr(sp2 + 1);
-  if (!isToken(method) || target.empty() || hasControl(target, false) ||
-      (version != "HTTP/1.1" && version != "HTTP/1.0")) {
-    return ReadOutcome::kBadRequest;
-  }
-  request.method = std::string(method);
-  request.target = std::string(target);
-
-  while (!lines.empty()) {
-    const std::size_t lineEnd = lines.find("\r\n");
-    const std::string_view line = lines.substr(0, lineEnd);
-    lines = lineEnd == std::string_view::npos ? std::string_view() : lines.substr(lineEnd + 2);
-    const std::size_t colon = line.find(':');
-    // Obsolete line folding (a line starting with white space) is rejected, as RFC 9112 allows.
-    if (colon == std::string_view::npos || !isToken(line.substr(0, colon))) {
-      return ReadOutcome::kBadRequest;
-    }
-    const std::string_view value = trim(line.substr(colon + 1));
-    if (hasControl(value, true)) return ReadOutcome::kBadRequest;
-    auto [it, inserted] =
-        request.headers.try_emplace(lowerCase(line.substr(0, colon)), std::string(value));
-    if (!inserted) {
-      it->second += ", ";
-      it->second += value;
-    }
-  }
-  if (version == "HTTP/1.1" && !request.headers.contains("host")) return ReadOutcome::kBadRequest;
-
-  // HTTP/1.0 clients get one answer per connection: their streams cannot be chunked either.
-  keepAlive = version == "HTTP/1.1" && !listsToken(request.header("connection"), "close");
-  splitTarget(target, request);
+  if (!parseRequestHead(head, request, keepAlive)) return ReadOutcome::kBadRequest;
   return ReadOutcome::kOk;
 }
 

@@ -175,6 +175,54 @@ void splitTarget(std::string_view target, Request& request) {
   }
 }
 
+bool parseRequestHead(std::string_view head, Request& request, bool& keepAlive) {
+  std::string_view lines(head);
+  const std::size_t firstEnd = lines.find("\r\n");
+  const std::string_view requestLine = lines.substr(0, firstEnd);
+  lines = firstEnd == std::string_view::npos ? std::string_view() : lines.substr(firstEnd + 2);
+
+  const std::size_t sp1 = requestLine.find(' ');
+  const std::size_t sp2 =
+      sp1 == std::string_view::npos ? std::string_view::npos : requestLine.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos || requestLine.find(' ', sp2 + 1) != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view method = requestLine.substr(0, sp1);
+  const std::string_view target = requestLine.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view version = requestLine.substr(sp2 + 1);
+  if (!isToken(method) || target.empty() || hasControl(target, false) ||
+      (version != "HTTP/1.1" && version != "HTTP/1.0")) {
+    return false;
+  }
+  request.method = std::string(method);
+  request.target = std::string(target);
+
+  while (!lines.empty()) {
+    const std::size_t lineEnd = lines.find("\r\n");
+    const std::string_view line = lines.substr(0, lineEnd);
+    lines = lineEnd == std::string_view::npos ? std::string_view() : lines.substr(lineEnd + 2);
+    const std::size_t colon = line.find(':');
+    // Obsolete line folding (a line starting with white space) is rejected, as RFC 9112 allows.
+    if (colon == std::string_view::npos || !isToken(line.substr(0, colon))) {
+      return false;
+    }
+    const std::string_view value = trim(line.substr(colon + 1));
+    if (hasControl(value, true)) return false;
+    auto [it, inserted] =
+        request.headers.try_emplace(lowerCase(line.substr(0, colon)), std::string(value));
+    if (!inserted) {
+      it->second += ", ";
+      it->second += value;
+    }
+  }
+  if (version == "HTTP/1.1" && !request.headers.contains("host")) return false;
+
+  // HTTP/1.0 clients get one answer per connection: their streams cannot be chunked either.
+  keepAlive = version == "HTTP/1.1" && !listsToken(request.header("connection"), "close");
+  splitTarget(target, request);
+  return true;
+}
+
 }  // namespace wire
 
 std::string Request::header(std::string_view name) const {

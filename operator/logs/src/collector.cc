@@ -1,4 +1,5 @@
 #include "hetbench/logs/collector.h"
+#include "hetbench/logs/layout.h"
 
 #include <spdlog/spdlog.h>
 
@@ -132,7 +133,7 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
     stream->pod = stringMember(meta, "name");
     stream->container = container;
     stream->unitDir = unitDir;
-    stream->file = options_.dir / unitDir / stream->pod / (container + ".log");
+    stream->file = options_.dir / LogLayout::containerLog(unitDir, stream->pod, container);
     Stream& ref = *stream;
     streams_.emplace(key, std::move(stream));
     ref.thread = std::thread([this, &ref] { follow(ref); });
@@ -150,7 +151,7 @@ bool LogCollector::complete(const json& pod) const {
 }
 
 void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
-  const std::string prefix = ns + "/" + run + "/";
+  const std::string prefix = LogLayout::runDir(ns, run);
   std::vector<std::unique_ptr<Stream>> ended;
   {
     std::lock_guard lock(mu_);

@@ -1,5 +1,6 @@
 #include "hetbench/results/summary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -24,17 +25,24 @@ std::int64_t countOf(const json& object, const char* key) {
 
 }  // namespace
 
-UnitSummary summarize(const RepetitionMetrics& repetition) {
+UnitSummary summarize(const RepetitionMetrics& repetition, const std::vector<std::string>& judged) {
+  UnitSummary out;
+  out.epochs = repetition.epochsMeasured;
+  auto isJudged = [&](const std::string& name) {
+    return std::find(judged.begin(), judged.end(), name) != judged.end();
+  };
+  for (const std::string& name : judged) {
+    const auto it = repetition.values.find(name);
+    if (it != repetition.values.end() && std::isfinite(it->second)) out.values.emplace(*it);
+  }
   std::vector<std::pair<std::string, double>> ordered;
   for (const BuiltinMetric& metric : kBuiltinMetrics) {
     const auto it = repetition.values.find(std::string(metric.name));
-    if (it != repetition.values.end()) ordered.emplace_back(*it);
+    if (it != repetition.values.end() && !isJudged(it->first)) ordered.emplace_back(*it);
   }
   for (const auto& [name, value] : repetition.values) {
-    if (builtinMetric(name) == nullptr) ordered.emplace_back(name, value);
+    if (builtinMetric(name) == nullptr && !isJudged(name)) ordered.emplace_back(name, value);
   }
-  UnitSummary out;
-  out.epochs = repetition.epochsMeasured;
   std::size_t bytes = 2;  // {}
   for (const auto& [name, value] : ordered) {
     const double rounded = internal::roundSignificant(value, kSummaryDigits);

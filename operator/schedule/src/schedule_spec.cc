@@ -1,6 +1,6 @@
 #include "hetbench/schedule/schedule_spec.h"
 
-#include "hetbench/benchmark/spec.h"
+#include "hetbench/benchmark/validate.h"
 #include "hetbench/common/spec_reader.h"
 
 namespace hetbench::schedule {
@@ -25,6 +25,9 @@ void readStrings(common::SpecReader& r, const std::string& field, const json& v,
   }
 }
 
+/// The uid of the run a template's dry run renders, for the names and labels that derive from it.
+constexpr const char* kDryRunUid = "00000000-0000-0000-0000-000000000000";
+
 void readRunTemplate(common::SpecReader& r, const json& spec, ScheduleSpec& out) {
   const json* templ = member(spec, "runTemplate");
   if (templ == nullptr) {
@@ -44,7 +47,10 @@ void readRunTemplate(common::SpecReader& r, const json& spec, ScheduleSpec& out)
     r.add(common::requiredCause("spec.runTemplate.spec"));
     return;
   }
-  common::Result<benchmark::RunSpec> parsed = benchmark::parseRunSpec(*runSpec);
+  // Validated as the run controller will validate each run it creates, so that a template no run
+  // could pass is refused here, once, instead of in every run.
+  common::Result<benchmark::AcceptedRun> parsed =
+      benchmark::validateRun({"default", "schedule-dry-run", kDryRunUid}, *runSpec);
   if (!parsed.isOk()) {
     // The run's causes name fields from its own `spec`: put them under the template.
     const common::Status status = parsed.status();  // by value: causes() refers into it
@@ -52,6 +58,8 @@ void readRunTemplate(common::SpecReader& r, const json& spec, ScheduleSpec& out)
       cause.field = "spec.runTemplate." + cause.field;
       r.add(std::move(cause));
     }
+    if (status.causes().empty())
+      r.add({"spec.runTemplate.spec", "FieldValueInvalid", status.message()});
     return;
   }
   out.runSpec = *runSpec;

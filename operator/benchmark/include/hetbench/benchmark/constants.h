@@ -53,4 +53,57 @@ inline constexpr int kMasterPort = 29500;
 /// etcd's object size limit.
 inline constexpr std::size_t kMaxUnits = 1000;
 
+/// Condition types of a run's and a schedule's status.
+namespace condition {
+inline constexpr std::string_view kAccepted = "Accepted";
+inline constexpr std::string_view kRunning = "Running";
+inline constexpr std::string_view kComplete = "Complete";
+inline constexpr std::string_view kFailed = "Failed";
+inline constexpr std::string_view kRegressed = "Regressed";
+}  // namespace condition
+
+/// The reasons of Events, conditions and units, as CamelCase words.
+namespace reason {
+// Runs: Events.
+inline constexpr std::string_view kAccepted = "Accepted";
+inline constexpr std::string_view kInvalidSpec = "InvalidSpec";
+inline constexpr std::string_view kSpecImmutable = "SpecImmutable";
+inline constexpr std::string_view kCreated = "Created";
+inline constexpr std::string_view kTrialSucceeded = "TrialSucceeded";
+inline constexpr std::string_view kTrialFailed = "TrialFailed";
+inline constexpr std::string_view kTrialTimedOut = "TrialTimedOut";
+inline constexpr std::string_view kTrialCancelled = "TrialCancelled";
+inline constexpr std::string_view kRetained = "Retained";
+inline constexpr std::string_view kRetentionExpired = "RetentionExpired";
+inline constexpr std::string_view kRunSucceeded = "RunSucceeded";
+inline constexpr std::string_view kRunFailed = "RunFailed";
+inline constexpr std::string_view kRunCancelled = "RunCancelled";
+inline constexpr std::string_view kRegressed = "Regressed";
+// Runs: conditions.
+inline constexpr std::string_view kBelowReference = "BelowReference";
+inline constexpr std::string_view kNoRegression = "NoRegression";
+inline constexpr std::string_view kNoFailure = "NoFailure";
+inline constexpr std::string_view kUnitsRunning = "UnitsRunning";
+inline constexpr std::string_view kAllSucceeded = "AllSucceeded";
+// Units (status.trials[].reason).
+inline constexpr std::string_view kCompleted = "Completed";
+inline constexpr std::string_view kUnitFailed = "Failed";
+inline constexpr std::string_view kUnknownWorkload = "UnknownWorkload";
+inline constexpr std::string_view kWorkloadDeleted = "WorkloadDeleted";
+inline constexpr std::string_view kInvalidWorkload = "InvalidWorkload";
+inline constexpr std::string_view kNameConflict = "NameConflict";
+inline constexpr std::string_view kResourceNotServed = "ResourceNotServed";
+inline constexpr std::string_view kCreateFailed = "CreateFailed";
+inline constexpr std::string_view kInvalidMetrics = "InvalidMetrics";
+inline constexpr std::string_view kMetricMissing = "MetricMissing";
+// Schedules: Events and conditions.
+inline constexpr std::string_view kScheduled = "Scheduled";
+inline constexpr std::string_view kMissedSchedule = "MissedSchedule";
+inline constexpr std::string_view kRunAlreadyActive = "RunAlreadyActive";
+inline constexpr std::string_view kReplacedRun = "ReplacedRun";
+inline constexpr std::string_view kSuccessfulCreate = "SuccessfulCreate";
+inline constexpr std::string_view kSuccessfulDelete = "SuccessfulDelete";
+inline constexpr std::string_view kFailedCreate = "FailedCreate";
+}  // namespace reason
+
 }  // namespace hetbench::benchmark

@@ -14,7 +14,7 @@
 
 #include "hetbench/common/clock.h"
 #include "hetbench/common/ids.h"
-#include "hetbench/controller/metrics.h"
+#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/controller/reconciler.h"
 #include "hetbench/controller/schedule_reconciler.h"
 #include "hetbench/kube/client.h"
@@ -49,7 +49,7 @@ struct ManagerOptions {
 class Manager {
  public:
   Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
-          kube::EventRecorder& events, ControllerMetrics& metrics, ManagerOptions options);
+          kube::EventRecorder& events, metrics::ControllerMetrics& metrics, ManagerOptions options);
   ~Manager();
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
@@ -91,7 +91,7 @@ class Manager {
   const common::Clock& clock_;
   common::RandomSource& random_;
   kube::EventRecorder& events_;
-  ControllerMetrics& metrics_;
+  metrics::ControllerMetrics& metrics_;
   ManagerOptions options_;
   std::unique_ptr<Cache> cache_;
   std::unique_ptr<kube::WorkQueue> queue_;

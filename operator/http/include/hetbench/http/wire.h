@@ -32,5 +32,9 @@ std::string statusJson(int code, std::string_view reason, std::string_view messa
 bool bodyForbidden(int status);
 /// Splits a request-target into path and query; the absolute form loses scheme and authority.
 void splitTarget(std::string_view target, Request& request);
+/// Parses a request's head (request line and header fields, without the blank line that ends
+/// them) into `request`, as RFC 9112 reads it: false for a malformed one. `keepAlive` is whether
+/// the connection may carry another request.
+bool parseRequestHead(std::string_view head, Request& request, bool& keepAlive);
 
 }  // namespace hetbench::http::wire

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "hetbench/results/aggregate.h"
 #include "hetbench/results/metrics.h"
@@ -15,9 +17,10 @@ inline constexpr int kSummaryDigits = 5;
 /// 1000 units stays far below etcd's object size limit.
 inline constexpr std::size_t kMaxSummaryValueBytes = 512;
 
-/// What status.trials[].metrics holds for one unit: its metric values, rounded, and no raw
-/// data. Built-in metrics come first (headline first), then the others by name, as long as
-/// they fit kMaxSummaryValueBytes; those that do not are counted in `omitted`.
+/// What status.trials[].metrics holds for one unit: its metric values and no raw data. The
+/// metrics a verdict is drawn from (`judged`) are kept exact and always; the others are rounded
+/// to kSummaryDigits, built-in metrics first (headline first), then by name, as long as they fit
+/// kMaxSummaryValueBytes; those that do not are counted in `omitted`.
 struct UnitSummary {
   MetricValues values;
   std::int64_t epochs = 0;  // epochs measured
@@ -26,7 +29,8 @@ struct UnitSummary {
   bool operator==(const UnitSummary&) const = default;
 };
 
-UnitSummary summarize(const RepetitionMetrics& repetition);
+UnitSummary summarize(const RepetitionMetrics& repetition,
+                      const std::vector<std::string>& judged = {});
 
 /// {"values": {...}, "epochs": n, "omitted": k}; `epochs` and `omitted` only when above 0.
 nlohmann::json toJson(const UnitSummary& summary);

@@ -20,7 +20,7 @@
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/kube/workqueue.h"
 
-namespace hetbench::controller {
+namespace hetbench::metrics {
 
 /// The controllers whose reconciles and work queues are measured, as the `controller` and
 /// `name` labels spell them.
@@ -85,4 +85,4 @@ class StateMetrics final : public prometheus::Collectable {
   Sources sources_;
 };
 
-}  // namespace hetbench::controller
+}  // namespace hetbench::metrics

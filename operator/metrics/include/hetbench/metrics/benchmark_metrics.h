@@ -3,7 +3,6 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
-#include <compare>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -15,25 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "hetbench/benchmark/configuration.h"
 #include "hetbench/common/clock.h"
 
-namespace hetbench::controller {
+namespace hetbench::metrics {
 
-/// What a benchmark's series are keyed by: the configuration, never the run, its pods or uids,
-/// so that every run of the same set-up continues the same time series. A value the spec does
-/// not give (the accelerator of a raw template, say) is "".
-struct Configuration {
-  std::string ns;
-  std::string benchmark;
-  std::string system;
-  std::string accelerator;   // the product the nodes must carry, else the resource name
-  std::string accelerators;  // accelerators per pod × nodes; "0" without any
-  std::string nodes;
-  std::string batchSize;  // the global batch size
-  std::string precision;
-
-  auto operator<=>(const Configuration&) const = default;
-};
+using benchmark::Configuration;
 
 /// A reference's band and the trial's mean relative to it, in the metric's unit.
 struct ReferencePoint {
@@ -45,7 +31,7 @@ struct ReferencePoint {
   bool operator==(const ReferencePoint&) const = default;
 };
 
-/// One trial of a run that has ended, read back from the run's status.
+/// One trial of a run that has ended, read from the run's status through the run model.
 struct FinishedTrial {
   Configuration configuration;
   std::int64_t trial = 0;
@@ -61,18 +47,11 @@ struct FinishedTrial {
   bool operator==(const FinishedTrial&) const = default;
 };
 
-/// The ended trials of a BenchmarkRun, from its accepted spec (or its spec before acceptance)
-/// and its status: the judged trials of status.results, and the trials whose units all ended
-/// without one success. Trials that are still running or were cancelled are left out, and so
-/// is everything of a run the operator refused. Never throws on a malformed object.
+/// The ended trials of a BenchmarkRun, from its accepted spec and its status: the judged trials
+/// of status.results, and the trials whose units all ended without one success. Trials that are
+/// still running or were cancelled are left out, and so is everything of a run the operator has
+/// not accepted. Never throws on a malformed object.
 std::vector<FinishedTrial> finishedTrials(const nlohmann::json& run);
-
-/// The configuration of each trial an accepted run plans, by trial index; none before
-/// acceptance.
-std::vector<Configuration> trialConfigurations(const nlohmann::json& run);
-
-/// The configurations of every trial an accepted run plans, each once; none before acceptance.
-std::vector<Configuration> plannedConfigurations(const nlohmann::json& run);
 
 /// The series read off the status of every BenchmarkRun it is shown (docs/metrics.md):
 /// `hetbench_benchmark_*` per configuration, the values of its latest judged trial, how many of
@@ -103,4 +82,4 @@ class BenchmarkMetrics final : public prometheus::Collectable {
   std::map<std::pair<Configuration, std::string>, double> results_;    // (config, result) → count
 };
 
-}  // namespace hetbench::controller
+}  // namespace hetbench::metrics

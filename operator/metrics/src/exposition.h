@@ -1,7 +1,7 @@
 #pragma once
 
 // Building prometheus-cpp's metric families by hand, for the Collectables that compute their
-// series at scrape time (benchmark_metrics.cc, state_metrics.cc). Internal to the controller.
+// series at scrape time (benchmark_metrics.cc, state_metrics.cc). Internal to the metrics module.
 
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_family.h>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace hetbench::controller::detail {
+namespace hetbench::metrics::detail {
 
 inline prometheus::MetricFamily family(const char* name, const char* help,
                                        prometheus::MetricType type) {
@@ -30,4 +30,4 @@ inline prometheus::ClientMetric sample(double value,
   return m;
 }
 
-}  // namespace hetbench::controller::detail
+}  // namespace hetbench::metrics::detail

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "exposition.h"
-#include "hetbench/controller/metrics.h"
+#include "hetbench/metrics/controller_metrics.h"
 
-namespace hetbench::controller {
+namespace hetbench::metrics {
 namespace {
 
 using detail::family;
@@ -106,4 +106,4 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
   return out;
 }
 
-}  // namespace hetbench::controller
+}  // namespace hetbench::metrics

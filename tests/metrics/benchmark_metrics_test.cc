@@ -1,10 +1,10 @@
-#include "hetbench/controller/benchmark_metrics.h"
+#include "hetbench/metrics/benchmark_metrics.h"
 
 #include <gtest/gtest.h>
 
 #include "hetbench/benchmark/constants.h"
 
-namespace hetbench::controller {
+namespace hetbench::metrics {
 namespace {
 
 using nlohmann::json;
@@ -282,4 +282,4 @@ TEST(BenchmarkMetricsTest, OnlyTheLeaderExports) {
 }
 
 }  // namespace
-}  // namespace hetbench::controller
+}  // namespace hetbench::metrics

@@ -1,68 +1,31 @@
-#include "hetbench/controller/benchmark_metrics.h"
+#include "hetbench/metrics/benchmark_metrics.h"
 
 #include <algorithm>
 #include <tuple>
 
 #include "exposition.h"
-#include "hetbench/benchmark/constants.h"
-#include "hetbench/benchmark/render.h"
-#include "hetbench/benchmark/spec.h"
-#include "hetbench/common/json_fields.h"
-#include "hetbench/controller/run_status.h"
-#include "hetbench/results/metric_spec.h"
+#include "hetbench/benchmark/baseline.h"
+#include "hetbench/benchmark/run.h"
+#include "hetbench/benchmark/validate.h"
 #include "hetbench/results/metrics.h"
-#include "hetbench/results/reference.h"
-#include "hetbench/results/summary.h"
-#include "history_baseline.h"
 
-namespace hetbench::controller {
+namespace hetbench::metrics {
 namespace {
 
-using common::member;
-using common::stringMember;
+using benchmark::TrialResult;
+using benchmark::UnitPhase;
+using benchmark::UnitRecord;
 using nlohmann::json;
 
 constexpr const char* kResults[] = {"Pass", "Regressed", "NoReference", "MetricMissing", "Failed"};
 
-Configuration configurationOf(const json& run, const benchmark::RunSpec& spec,
-                              const benchmark::Params& params) {
-  Configuration c;
-  c.ns = stringMember(member(run, "metadata"), "namespace");
-  c.benchmark = benchmark::toString(spec.benchmark);
-  c.system = spec.system;
-  c.accelerators = "0";
-  if (!spec.workload) return c;
-  common::Result<benchmark::Workload> workload = benchmark::trialWorkload(spec, params);
-  if (!workload.isOk()) return c;
-  const benchmark::Workload& w = workload.value();
-  c.accelerator = w.accelerator.product.empty() ? w.accelerator.resource : w.accelerator.product;
-  c.accelerators = std::to_string(w.accelerator.count * w.nodes);
-  c.nodes = std::to_string(w.nodes);
-  if (w.training.batchSize) c.batchSize = std::to_string(*w.training.batchSize);
-  c.precision = w.training.precision;
-  return c;
-}
-
-results::References referencesOf(const benchmark::RunSpec& spec) {
-  common::Result<std::vector<results::MetricSpec>> specs = results::parseMetricSpecs(spec.metrics);
-  if (!specs.isOk()) return {};
-  common::Result<results::References> references =
-      results::parseReferences(spec.references, results::metricUnits(specs.value()));
-  return references.isOk() ? references.value() : results::References{};
-}
-
-std::optional<double> meanOf(const json& metrics, std::string_view name) {
-  const json& mean = member(member(metrics, name), "mean");
-  if (!mean.is_number()) return std::nullopt;
-  return mean.get<double>();
-}
-
 /// The mean over the trial's measured units of a total per measured epoch.
-std::optional<double> perEpoch(const std::vector<results::UnitSummary>& measured,
-                               std::string_view name) {
+std::optional<double> perEpoch(const std::vector<const UnitRecord*>& units, std::string_view name) {
   double sum = 0;
   int n = 0;
-  for (const results::UnitSummary& summary : measured) {
+  for (const UnitRecord* unit : units) {
+    if (unit->phase != UnitPhase::kSucceeded || !unit->metrics) continue;
+    const results::UnitSummary& summary = *unit->metrics;
     auto it = summary.values.find(std::string(name));
     if (summary.epochs <= 0 || it == summary.values.end()) continue;
     sum += it->second / static_cast<double>(summary.epochs);
@@ -72,109 +35,78 @@ std::optional<double> perEpoch(const std::vector<results::UnitSummary>& measured
   return sum / n;
 }
 
-std::optional<common::WallTime> lastCompletion(const std::vector<UnitRecord>& units) {
+std::optional<common::WallTime> lastCompletion(const std::vector<const UnitRecord*>& units) {
   std::optional<common::WallTime> last;
-  for (const UnitRecord& unit : units)
-    if (unit.completionTime && (!last || *last < *unit.completionTime)) last = unit.completionTime;
+  for (const UnitRecord* unit : units)
+    if (unit->completionTime && (!last || *last < *unit->completionTime))
+      last = unit->completionTime;
   return last;
 }
 
 /// A judged trial from its status.results entry and its units.
-FinishedTrial judged(const json& entry, const std::vector<UnitRecord>& units,
+FinishedTrial judged(const TrialResult& entry, const std::vector<const UnitRecord*>& units,
                      const results::References& references) {
   FinishedTrial t;
-  t.result = stringMember(entry, "verdict");
-  const json& metrics = member(entry, "metrics");
+  t.result = results::toString(entry.verdict);
+  auto meanOf = [&](std::string_view name) -> std::optional<double> {
+    auto it = entry.metrics.find(std::string(name));
+    if (it == entry.metrics.end()) return std::nullopt;
+    return it->second.stats.mean;
+  };
   for (std::string_view name : {results::kEffectiveThroughput, results::kComputeThroughput,
                                 results::kComputeFraction, results::kSamplesPerWh}) {
-    if (std::optional<double> v = meanOf(metrics, name)) t.values[std::string(name)] = *v;
+    if (std::optional<double> v = meanOf(name)) t.values[std::string(name)] = *v;
   }
-  std::vector<results::UnitSummary> measured;
-  for (const UnitRecord& unit : units)
-    if (unit.phase == UnitPhase::kSucceeded)
-      measured.push_back(results::unitSummaryFromJson(unit.metrics));
   const std::pair<std::string_view, std::string_view> epochValues[] = {
       {"epoch_seconds", results::kWallSeconds},
       {"io_seconds", results::kIoSeconds},
       {"energy_joules", results::kEnergyJoules}};
   for (const auto& [series, total] : epochValues)
-    if (std::optional<double> v = perEpoch(measured, total)) t.values[std::string(series)] = *v;
+    if (std::optional<double> v = perEpoch(units, total)) t.values[std::string(series)] = *v;
   for (const auto& [metric, configured] : references) {
     const results::Reference reference =
-        configured.fromHistory ? detail::frozenBaseline(configured, entry, metric) : configured;
+        configured.fromHistory ? benchmark::frozenBaseline(configured, entry, metric) : configured;
     if (reference.value <= 0) continue;  // no baseline yet
     ReferencePoint p;
     p.value = reference.value;
     if (reference.lower) p.lower = reference.value * (1 - *reference.lower);
     if (reference.upper) p.upper = reference.value * (1 + *reference.upper);
-    if (std::optional<double> mean = meanOf(metrics, metric)) p.ratio = *mean / reference.value;
+    if (std::optional<double> mean = meanOf(metric)) p.ratio = *mean / reference.value;
     t.references[metric] = p;
   }
   return t;
 }
 
-/// What an accepted run says about its configurations and ended trials, from its accepted
-/// spec, parsed once.
+/// What an accepted run says about its configurations and ended trials.
 struct RunView {
   std::vector<Configuration> byTrial;  // the configuration of each planned trial, by index
   std::vector<FinishedTrial> finished;
 };
 
-/// The run's accepted spec; none when it has not been accepted or does not parse.
-std::optional<benchmark::RunSpec> acceptedSpec(const json& run) {
-  const std::string acceptedText = stringMember(member(member(run, "metadata"), "annotations"),
-                                                benchmark::kAcceptedSpecAnnotation);
-  if (acceptedText.empty()) return std::nullopt;
-  common::Result<benchmark::RunSpec> parsed =
-      benchmark::parseRunSpec(json::parse(acceptedText, nullptr, false));
-  if (!parsed.isOk()) return std::nullopt;
-  return std::move(parsed).value();
-}
-
-std::vector<Configuration> configurationsOf(const json& run, const benchmark::RunSpec& spec) {
-  std::vector<Configuration> byTrial;
-  for (const benchmark::Params& params : benchmark::planTrials(spec.matrix))
-    byTrial.push_back(configurationOf(run, spec, params));
-  return byTrial;
-}
-
-std::optional<RunView> readRun(const json& run) {
-  const std::optional<benchmark::RunSpec> accepted = acceptedSpec(run);
+std::optional<RunView> viewOf(const benchmark::Run& run) {
+  const std::optional<benchmark::AcceptedRun> accepted = benchmark::acceptedRun(run);
   if (!accepted) return std::nullopt;
-  const benchmark::RunSpec& spec = *accepted;
   RunView view;
-  view.byTrial = configurationsOf(run, spec);
+  view.byTrial = benchmark::trialConfigurations(run.ref.ns, *accepted);
+  std::map<std::int64_t, std::vector<const UnitRecord*>> unitsByTrial;
+  for (const UnitRecord& unit : run.status.trials) unitsByTrial[unit.trial].push_back(&unit);
+  std::map<std::int64_t, const TrialResult*> resultByTrial;
+  for (const TrialResult& r : run.status.results) resultByTrial[r.trial] = &r;
 
-  const json& status = member(run, "status");
-  std::map<std::int64_t, std::vector<UnitRecord>> unitsByTrial;
-  if (const json& trials = member(status, "trials"); trials.is_array()) {
-    for (const json& t : trials) {
-      UnitRecord unit = unitFromJson(t);
-      unitsByTrial[unit.trial].push_back(std::move(unit));
-    }
-  }
-  std::map<std::int64_t, const json*> resultByTrial;
-  if (const json& results = member(status, "results"); results.is_array()) {
-    for (const json& r : results)
-      if (r.is_object() && member(r, "trial").is_number_integer())
-        resultByTrial[r["trial"].get<std::int64_t>()] = &r;
-  }
-
-  const results::References references = referencesOf(spec);
   for (const auto& [trial, units] : unitsByTrial) {
     if (trial < 0 || trial >= static_cast<std::int64_t>(view.byTrial.size())) continue;
     FinishedTrial t;
     if (auto r = resultByTrial.find(trial); r != resultByTrial.end()) {
-      t = judged(*r->second, units, references);
+      t = judged(*r->second, units, accepted->references);
     } else {
-      const bool ended = std::all_of(units.begin(), units.end(),
-                                     [](const UnitRecord& u) { return isTerminal(u.phase); });
-      const bool failed = std::any_of(units.begin(), units.end(),
-                                      [](const UnitRecord& u) { return isFailure(u.phase); });
-      const bool succeeded = std::any_of(units.begin(), units.end(), [](const UnitRecord& u) {
-        return u.phase == UnitPhase::kSucceeded;
-      });
-      if (!ended || !failed || succeeded) continue;
+      auto ended = [](const UnitRecord* u) { return benchmark::isTerminal(u->phase); };
+      auto failed = [](const UnitRecord* u) { return benchmark::isFailure(u->phase); };
+      auto succeeded = [](const UnitRecord* u) { return u->phase == UnitPhase::kSucceeded; };
+      if (!std::all_of(units.begin(), units.end(), ended) ||
+          !std::any_of(units.begin(), units.end(), failed) ||
+          std::any_of(units.begin(), units.end(), succeeded)) {
+        continue;
+      }
       t.result = "Failed";
     }
     t.trial = trial;
@@ -185,55 +117,41 @@ std::optional<RunView> readRun(const json& run) {
   return view;
 }
 
-std::vector<Configuration> distinct(const std::vector<Configuration>& configurations) {
-  const std::set<Configuration> unique(configurations.begin(), configurations.end());
-  return {unique.begin(), unique.end()};
-}
-
 }  // namespace
 
-std::vector<Configuration> plannedConfigurations(const json& run) {
-  return distinct(trialConfigurations(run));
-}
-
-std::vector<Configuration> trialConfigurations(const json& run) {
-  const std::optional<benchmark::RunSpec> accepted = acceptedSpec(run);
-  return accepted ? configurationsOf(run, *accepted) : std::vector<Configuration>{};
-}
-
-std::vector<FinishedTrial> finishedTrials(const json& run) {
-  std::optional<RunView> view = readRun(run);
+std::vector<FinishedTrial> finishedTrials(const json& object) {
+  std::optional<RunView> view = viewOf(benchmark::readRun(object));
   return view ? std::move(view->finished) : std::vector<FinishedTrial>{};
 }
 
-void BenchmarkMetrics::observe(const json& run) {
-  const std::string uid = stringMember(member(run, "metadata"), "uid");
-  if (uid.empty()) return;
-  std::string phase = stringMember(member(run, "status"), "phase");
-  if (phase.empty()) phase = "Pending";
-  std::optional<RunView> view = readRun(run);
-  const std::vector<Configuration> planned =
-      view ? distinct(view->byTrial) : std::vector<Configuration>{};
+void BenchmarkMetrics::observe(const json& object) {
+  const benchmark::Run run = benchmark::readRun(object);
+  if (run.ref.uid.empty()) return;
+  std::string phase = run.status.phase.empty() ? "Pending" : run.status.phase;
+  std::optional<RunView> view = viewOf(run);
+  const std::set<Configuration> planned =
+      view ? std::set<Configuration>(view->byTrial.begin(), view->byTrial.end())
+           : std::set<Configuration>{};
   std::vector<FinishedTrial> trials =
       view ? std::move(view->finished) : std::vector<FinishedTrial>{};
   std::lock_guard lock(mu_);
-  phases_[uid] = {stringMember(member(run, "metadata"), "namespace"), std::move(phase)};
+  phases_[run.ref.uid] = {run.ref.ns, std::move(phase)};
   // Every result's counter exists from the moment a configuration is planned, so that its
   // first increase is one Prometheus sees (a series born at 1 has no increase).
   for (const Configuration& c : planned)
     for (const char* result : kResults) results_.try_emplace({c, result}, 0);
-  std::set<std::int64_t>& counted = counted_[uid];
+  std::set<std::int64_t>& counted = counted_[run.ref.uid];
   for (const FinishedTrial& t : trials)
     if (counted.insert(t.trial).second) results_[{t.configuration, t.result}] += 1;
-  trials_[uid] = std::move(trials);
+  trials_[run.ref.uid] = std::move(trials);
 }
 
-void BenchmarkMetrics::forget(const json& run) {
-  const std::string uid = stringMember(member(run, "metadata"), "uid");
+void BenchmarkMetrics::forget(const json& object) {
+  const benchmark::Run run = benchmark::readRun(object);
   std::lock_guard lock(mu_);
-  phases_.erase(uid);
-  trials_.erase(uid);
-  counted_.erase(uid);
+  phases_.erase(run.ref.uid);
+  trials_.erase(run.ref.uid);
+  counted_.erase(run.ref.uid);
 }
 
 namespace {
@@ -299,41 +217,37 @@ constexpr Family kValueFamilies[] = {
      "samples_per_wh"},
 };
 
-}  // namespace
+/// Per configuration, its latest judged trial and how many of its latest trials failed in a row.
+struct Latest {
+  std::map<Configuration, const FinishedTrial*> judged;
+  std::map<Configuration, int> failedInARow;
+};
 
-std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
-  if (exporting_ && !exporting_()) return {};
-  std::lock_guard lock(mu_);
+Latest latestOf(const std::map<std::string, std::vector<FinishedTrial>>& trialsByRun) {
   using Ranked = std::pair<const FinishedTrial*, const std::string*>;  // the trial, its run's uid
   std::map<Configuration, std::vector<Ranked>> history;
-  for (const auto& [uid, trials] : trials_)
+  for (const auto& [uid, trials] : trialsByRun)
     for (const FinishedTrial& t : trials) history[t.configuration].emplace_back(&t, &uid);
-  std::map<Configuration, Ranked> latest;
-  std::map<Configuration, int> failedInARow;
+  Latest out;
   for (auto& [config, ranked] : history) {
     std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
       return later(*b.first, *b.second, *a.first, *a.second);
     });
     int failures = 0;
     for (auto it = ranked.rbegin(); it != ranked.rend() && failed(*it->first); ++it) ++failures;
-    failedInARow[config] = failures;
+    out.failedInARow[config] = failures;
     for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) {
       if (it->first->result == "Failed") continue;
-      latest.emplace(config, *it);
+      out.judged.emplace(config, it->first);
       break;
     }
   }
+  return out;
+}
 
-  std::vector<MetricFamily> out;
-  for (const Family& f : kValueFamilies) {
-    MetricFamily m = family(f.name, f.help, MetricType::Gauge);
-    for (const auto& [config, chosen] : latest) {
-      auto v = chosen.first->values.find(std::string(f.value));
-      if (v != chosen.first->values.end()) m.metric.push_back(sample(config, v->second));
-    }
-    out.push_back(std::move(m));
-  }
-
+/// The series of each configuration's latest judged trial: references, verdict, completion.
+void addJudgedFamilies(const std::map<Configuration, const FinishedTrial*>& latest,
+                       std::vector<MetricFamily>& out) {
   MetricFamily reference =
       family("hetbench_benchmark_reference", "The reference value of a metric, in its unit.",
              MetricType::Gauge);
@@ -355,7 +269,7 @@ std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
       family("hetbench_benchmark_completion_timestamp_seconds",
              "When the latest judged trial's last repetition ended.", MetricType::Gauge);
   for (const auto& [config, chosen] : latest) {
-    const FinishedTrial& t = *chosen.first;
+    const FinishedTrial& t = *chosen;
     for (const auto& [metric, p] : t.references) {
       reference.metric.push_back(sample(config, p.value, {{"metric", metric}}));
       if (p.lower) lower.metric.push_back(sample(config, *p.lower, {{"metric", metric}}));
@@ -369,14 +283,32 @@ std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
           sample(config, std::chrono::duration<double>(t.completion->time_since_epoch()).count()));
     }
   }
+  for (MetricFamily* f : {&reference, &lower, &upper, &ratio, &regressed, &verdict, &completion})
+    out.push_back(std::move(*f));
+}
+
+}  // namespace
+
+std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
+  if (exporting_ && !exporting_()) return {};
+  std::lock_guard lock(mu_);
+  const Latest latest = latestOf(trials_);
+  std::vector<MetricFamily> out;
+  for (const Family& f : kValueFamilies) {
+    MetricFamily m = family(f.name, f.help, MetricType::Gauge);
+    for (const auto& [config, chosen] : latest.judged) {
+      auto v = chosen->values.find(std::string(f.value));
+      if (v != chosen->values.end()) m.metric.push_back(sample(config, v->second));
+    }
+    out.push_back(std::move(m));
+  }
+  addJudgedFamilies(latest.judged, out);
   MetricFamily inARow = family("hetbench_benchmark_consecutive_failures",
                                "How many of the configuration's latest trials failed in a row "
                                "(Failed or MetricMissing); 0 after a judged trial.",
                                MetricType::Gauge);
-  for (const auto& [config, n] : failedInARow) inARow.metric.push_back(sample(config, n));
-  for (MetricFamily* f :
-       {&reference, &lower, &upper, &ratio, &regressed, &verdict, &completion, &inARow})
-    out.push_back(std::move(*f));
+  for (const auto& [config, n] : latest.failedInARow) inARow.metric.push_back(sample(config, n));
+  out.push_back(std::move(inARow));
 
   MetricFamily trials = family("hetbench_benchmark_trials_total",
                                "Trials that ended, by result (a verdict, or Failed when no "
@@ -396,4 +328,4 @@ std::vector<MetricFamily> BenchmarkMetrics::Collect() const {
   return out;
 }
 
-}  // namespace hetbench::controller
+}  // namespace hetbench::metrics

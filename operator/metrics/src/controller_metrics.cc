@@ -1,8 +1,8 @@
-#include "hetbench/controller/metrics.h"
+#include "hetbench/metrics/controller_metrics.h"
 
 #include <string>
 
-namespace hetbench::controller {
+namespace hetbench::metrics {
 namespace {
 
 const prometheus::Histogram::BucketBoundaries& latencyBuckets() {
@@ -121,4 +121,4 @@ kube::RequestObserver ControllerMetrics::requestObserver() {
   };
 }
 
-}  // namespace hetbench::controller
+}  // namespace hetbench::metrics

@@ -1,0 +1,15 @@
+#include "hetbench/benchmark/suspend.h"
+
+namespace hetbench::benchmark {
+
+std::optional<UnitEnd> checkSuspend(bool suspended, UnitPhase phase) {
+  if (!suspended) return std::nullopt;
+  if (phase == UnitPhase::kRunning)
+    return UnitEnd{UnitPhase::kCancelled, "Suspended",
+                   "the run was suspended; its workload was stopped"};
+  if (phase == UnitPhase::kPending)
+    return UnitEnd{UnitPhase::kCancelled, "Suspended", "the run was suspended before it started"};
+  return std::nullopt;
+}
+
+}  // namespace hetbench::benchmark

@@ -1,0 +1,109 @@
+#include "hetbench/benchmark/validate.h"
+
+#include <algorithm>
+
+#include "hetbench/benchmark/plan.h"
+#include "hetbench/common/field_errors.h"
+
+namespace hetbench::benchmark {
+namespace {
+
+constexpr std::size_t kMaxCausesInMessage = 5;
+constexpr std::size_t kMaxNameLength = 63;
+
+std::vector<std::string> requiredMetrics(const AcceptedRun& run) {
+  std::vector<std::string> out = results::requiredMetrics(run.metricSpecs);
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& [name, reference] : run.references) add(name);
+  if (run.spec.benchmark != Benchmark::kCustom && run.metricSpecs.empty())
+    add(std::string(results::kEffectiveThroughput));
+  return out;
+}
+
+}  // namespace
+
+Configuration configurationOf(const std::string& ns, const RunSpec& spec, const Params& params) {
+  Configuration c;
+  c.ns = ns;
+  c.benchmark = toString(spec.benchmark);
+  c.system = spec.system;
+  c.accelerators = "0";
+  if (!spec.workload) return c;
+  common::Result<Workload> workload = trialWorkload(spec, params);
+  if (!workload.isOk()) return c;
+  const Workload& w = workload.value();
+  c.accelerator = w.accelerator.product.empty() ? w.accelerator.resource : w.accelerator.product;
+  c.accelerators = std::to_string(w.accelerator.count * w.nodes);
+  c.nodes = std::to_string(w.nodes);
+  if (w.training.batchSize) c.batchSize = std::to_string(*w.training.batchSize);
+  c.precision = w.training.precision;
+  return c;
+}
+
+common::Result<AcceptedRun> parseRun(const nlohmann::json& spec) {
+  AcceptedRun run;
+  HETBENCH_ASSIGN_OR_RETURN(run.spec, parseRunSpec(spec));
+  HETBENCH_ASSIGN_OR_RETURN(run.metricSpecs, results::parseMetricSpecs(run.spec.metrics));
+  HETBENCH_ASSIGN_OR_RETURN(run.references,
+                            results::parseReferences(run.spec.references,
+                                                     results::metricUnits(run.metricSpecs)));
+  run.required = requiredMetrics(run);
+  return run;
+}
+
+common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json& spec) {
+  if (ref.name.size() > kMaxNameLength) {
+    return common::invalidStatus({common::invalidCause(
+        "metadata.name", common::quote(ref.name),
+        "must be no more than 63 characters (it labels the run's workloads)")});
+  }
+  HETBENCH_ASSIGN_OR_RETURN(AcceptedRun run, parseRun(spec));
+  for (const Unit& unit : planUnits(run.spec)) {
+    common::Result<RenderedUnit> rendered = renderUnit(ref, run.spec, unit);
+    if (rendered.isOk()) continue;
+    // A workload that only a trial's parameters make invalid: its causes say which trial.
+    const std::string trial = "trial " + std::to_string(unit.trial) + ": ";
+    const common::Status failed = rendered.status();
+    std::vector<common::StatusCause> causes = failed.causes();
+    for (common::StatusCause& cause : causes) cause.message = trial + cause.message;
+    if (causes.empty()) causes.push_back({"spec", "FieldValueInvalid", trial + failed.message()});
+    return common::invalidStatus(std::move(causes));
+  }
+  return run;
+}
+
+std::optional<AcceptedRun> acceptedRun(const Run& run) {
+  if (run.acceptedSpecText.empty()) return std::nullopt;
+  common::Result<AcceptedRun> parsed =
+      parseRun(nlohmann::json::parse(run.acceptedSpecText, nullptr, false));
+  if (!parsed.isOk()) return std::nullopt;
+  return std::move(parsed).value();
+}
+
+std::vector<Configuration> trialConfigurations(const std::string& ns,
+                                               const AcceptedRun& accepted) {
+  std::vector<Configuration> byTrial;
+  for (const Params& params : planTrials(accepted.spec.matrix))
+    byTrial.push_back(configurationOf(ns, accepted.spec, params));
+  return byTrial;
+}
+
+std::string describeInvalid(const common::Status& status) {
+  if (status.causes().empty()) return status.message();
+  std::string out;
+  std::size_t shown = 0;
+  for (const common::StatusCause& cause : status.causes()) {
+    if (shown == kMaxCausesInMessage) {
+      out += "; and " + std::to_string(status.causes().size() - shown) + " more";
+      break;
+    }
+    if (!out.empty()) out += "; ";
+    out += cause.field.empty() ? cause.message : cause.field + ": " + cause.message;
+    ++shown;
+  }
+  return out;
+}
+
+}  // namespace hetbench::benchmark

@@ -1,0 +1,91 @@
+#include "hetbench/benchmark/validate.h"
+
+#include <gtest/gtest.h>
+
+namespace hetbench::benchmark {
+namespace {
+
+using nlohmann::json;
+
+const RunRef kRun = {"lab", "sweep", "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"};
+
+json validSpec() {
+  return {{"benchmark", "resnet50"},
+          {"system", "lab"},
+          {"matrix", {{"gpus", {1, 2}}}},
+          {"repetitions", 2},
+          {"workload",
+           {{"image", "hetbench/resnet50"},
+            {"accelerator", {{"resource", "nvidia.com/gpu"}, {"count", "$(params.gpus)"}}}}},
+          {"references", {{"effective_throughput", {{"value", 100}, {"lower", 0.1}}}}}};
+}
+
+// Verifies the one validation: what it accepts and reads out, and that every part of a spec it
+// refuses is named by field.
+TEST(ValidateRun, AcceptsAndRefusesWithFieldCauses) {
+  common::Result<AcceptedRun> ok = validateRun(kRun, validSpec());
+  ASSERT_TRUE(ok.isOk()) << ok.status().toString();
+  EXPECT_EQ(ok.value().spec.matrix.size(), 1u);
+  EXPECT_EQ(ok.value().required, std::vector<std::string>{"effective_throughput"});
+  EXPECT_EQ(trialConfigurations("lab", ok.value()).size(), 2u);
+  EXPECT_EQ(trialConfigurations("lab", ok.value())[1].accelerators, "2");
+
+  struct Row {
+    const char* name;
+    RunRef ref;
+    json spec;
+    const char* field;
+    const char* message;
+  };
+  json badPattern = validSpec();
+  badPattern["metrics"] = json::array({{{"name", "speed"}, {"pattern", "speed ([0-9."}}});
+  json badReference = validSpec();
+  badReference["references"]["effective_throughput"]["lower"] = 2;
+  json badTrial = validSpec();
+  badTrial["matrix"]["gpus"] = json::array({1, "many"});
+  json badSpec = validSpec();
+  badSpec["repetitions"] = 0;
+  const Row rows[] = {
+      {"name too long", {"lab", std::string(64, 'x'), kRun.uid}, validSpec(), "metadata.name",
+       "63 characters"},
+      {"run spec", kRun, badSpec, "spec.repetitions", ""},
+      {"metric pattern", kRun, badPattern, "spec.metrics[0].pattern", ""},
+      {"reference", kRun, badReference, "spec.references.effective_throughput.lower", ""},
+      {"one trial renders badly", kRun, badTrial, "spec.workload.accelerator.count", "trial 1: "},
+  };
+  for (const Row& row : rows) {
+    common::Result<AcceptedRun> got = validateRun(row.ref, row.spec);
+    ASSERT_FALSE(got.isOk()) << row.name;
+    EXPECT_TRUE(got.status().isInvalid()) << row.name;
+    ASSERT_FALSE(got.status().causes().empty()) << row.name;
+    EXPECT_EQ(got.status().causes()[0].field, row.field) << row.name;
+    EXPECT_NE(got.status().causes()[0].message.find(row.message), std::string::npos)
+        << row.name << ": " << got.status().causes()[0].message;
+    EXPECT_NE(describeInvalid(got.status()).find(row.field), std::string::npos) << row.name;
+  }
+}
+
+// Verifies that the readers of an accepted run parse the annotation, and find nothing before.
+TEST(ValidateRun, AcceptedRunFromTheAnnotation) {
+  benchmark::Run run;
+  EXPECT_FALSE(acceptedRun(run));
+  run.acceptedSpecText = validSpec().dump();
+  ASSERT_TRUE(acceptedRun(run));
+  EXPECT_EQ(acceptedRun(run)->spec.repetitions, 2);
+  run.acceptedSpecText = "{not json";
+  EXPECT_FALSE(acceptedRun(run));
+}
+
+// Verifies that at most five causes make a message, and the rest are counted.
+TEST(ValidateRun, DescribesAtMostFiveCauses) {
+  std::vector<common::StatusCause> causes;
+  for (int i = 0; i < 7; ++i)
+    causes.push_back({"spec.f" + std::to_string(i), "FieldValueInvalid", "bad"});
+  const std::string message = describeInvalid(common::invalidError("x", causes));
+  EXPECT_EQ(message,
+            "spec.f0: bad; spec.f1: bad; spec.f2: bad; spec.f3: bad; spec.f4: bad; and 2 more");
+  EXPECT_EQ(describeInvalid(common::invalidError("plain")), "plain");
+}
+
+}  // namespace
+}  // namespace hetbench::benchmark
