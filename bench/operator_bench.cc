@@ -9,11 +9,11 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <optional>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 

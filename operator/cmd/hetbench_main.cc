@@ -229,7 +229,8 @@ int validate(int argc, char** argv) {
       text << in.rdbuf();
     }
     common::Result<std::vector<cli::Validation>> found = cli::validateManifests(text.str(), ns);
-    if (!found.isOk()) return fail("validate", common::invalidError(file + ": " + found.status().message()), 2);
+    if (!found.isOk())
+      return fail("validate", common::invalidError(file + ": " + found.status().message()), 2);
     for (const cli::Validation& v : found.value())
       if (v.checked && !v.valid) allValid = false;
     std::fputs(cli::renderValidations(file, found.value()).c_str(), stdout);

@@ -14,14 +14,14 @@
 #include "hetbench/common/flags.h"
 #include "hetbench/common/ids.h"
 #include "hetbench/common/logging.h"
-#include "hetbench/metrics/benchmark_metrics.h"
 #include "hetbench/controller/endpoints.h"
 #include "hetbench/controller/manager.h"
-#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/kube/config.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/logs/collector.h"
+#include "hetbench/metrics/benchmark_metrics.h"
+#include "hetbench/metrics/controller_metrics.h"
 
 namespace common = hetbench::common;
 namespace controller = hetbench::controller;
@@ -78,13 +78,7 @@ int fail(const std::string& message) {
   return 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Flags f;
-  common::FlagSet flags("hetbench-operator",
-                        "Watches BenchmarkRun resources and runs their benchmark workloads.");
-  bool showVersion = false;
+void addFlags(common::FlagSet& flags, Flags& f, bool& showVersion) {
   flags.addBool("version", &showVersion, "Print the version and exit.");
   flags.addString("kubeconfig", &f.kubeconfig,
                   "Path to a kubeconfig (default: $KUBECONFIG, then the in-cluster service "
@@ -118,12 +112,28 @@ int main(int argc, char** argv) {
   flags.addDouble("kube-api-qps", &f.qps, "Steady rate of Kubernetes API requests.", 0.1, 10000);
   flags.addInt("kube-api-burst", &f.burst, "Burst of Kubernetes API requests.", 1, 100000);
   common::addLoggingFlags(flags, &f.logging);
+}
 
-  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
-  if (!args.isOk()) {
-    std::fprintf(stderr, "hetbench-operator: %s\n", args.status().message().c_str());
+/// The bind addresses of the endpoints; nullopt for one that is disabled.
+struct Addresses {
+  std::optional<controller::BindAddress> metrics;
+  std::optional<controller::BindAddress> probes;
+  std::optional<controller::BindAddress> logs;
+};
+
+/// Parses the command line into `f`: an exit code when the program should stop there (usage or
+/// version printed: 0; a bad flag or value: 2).
+std::optional<int> parseCommandLine(int argc, char** argv, Flags& f, Addresses& addresses) {
+  common::FlagSet flags("hetbench-operator",
+                        "Watches BenchmarkRun resources and runs their benchmark workloads.");
+  bool showVersion = false;
+  addFlags(flags, f, showVersion);
+  auto usageError = [](const std::string& message) {
+    std::fprintf(stderr, "hetbench-operator: %s\n", message.c_str());
     return 2;
-  }
+  };
+  common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
+  if (!args.isOk()) return usageError(args.status().message());
   if (flags.helpRequested()) {
     std::fputs(flags.usage().c_str(), stdout);
     return 0;
@@ -132,23 +142,111 @@ int main(int argc, char** argv) {
     std::puts("hetbench-operator " HETBENCH_VERSION);
     return 0;
   }
-  if (!args.value().empty()) {
-    std::fprintf(stderr, "hetbench-operator: unexpected argument \"%s\"\n",
-                 args.value().front().c_str());
-    return 2;
+  if (!args.value().empty())
+    return usageError("unexpected argument \"" + args.value().front() + "\"");
+  if (!(f.retryPeriod < f.renewDeadline && f.renewDeadline < f.leaseDuration)) {
+    return usageError(
+        "want --leader-elect-retry-period < --leader-elect-renew-deadline < "
+        "--leader-elect-lease-duration");
   }
-  common::setupLogging(f.logging);
+  const std::pair<const std::string*, std::optional<controller::BindAddress>*> binds[] = {
+      {&f.metricsAddress, &addresses.metrics},
+      {&f.probeAddress, &addresses.probes},
+      {&f.logsAddress, &addresses.logs}};
+  const char* names[] = {"metrics-bind-address", "health-probe-bind-address", "logs-bind-address"};
+  for (std::size_t i = 0; i < std::size(binds); ++i) {
+    auto parsed = controller::parseBindAddress(*binds[i].first, names[i]);
+    if (!parsed.isOk()) return usageError(parsed.status().message());
+    *binds[i].second = parsed.value();
+  }
+  return std::nullopt;
+}
 
-  auto metricsAddress = controller::parseBindAddress(f.metricsAddress, "metrics-bind-address");
-  auto probeAddress = controller::parseBindAddress(f.probeAddress, "health-probe-bind-address");
-  auto logsAddress = controller::parseBindAddress(f.logsAddress, "logs-bind-address");
-  for (const common::Status& s :
-       {metricsAddress.status(), probeAddress.status(), logsAddress.status()}) {
-    if (!s.isOk()) {
-      std::fprintf(stderr, "hetbench-operator: %s\n", s.message().c_str());
-      return 2;
+controller::ManagerOptions managerOptions(const Flags& f, const kube::RestConfig& config,
+                                          hetbench::logs::LogCollector& collector,
+                                          common::RandomSource& random) {
+  controller::ManagerOptions options;
+  options.logs = &collector;
+  options.namespaces = f.namespaces;
+  options.workers = static_cast<int>(f.workers);
+  options.leaderElect = f.leaderElect;
+  options.leaderElection.leaseName = f.leaderElectionId;
+  options.leaderElection.leaseNamespace = !f.leaderElectionNamespace.empty()
+                                              ? f.leaderElectionNamespace
+                                          : !env("POD_NAMESPACE").empty() ? env("POD_NAMESPACE")
+                                                                          : config.namespace_;
+  options.leaderElection.identity = hostname() + "_" + common::shortId(random);
+  options.leaderElection.leaseDuration = f.leaseDuration;
+  options.leaderElection.renewDeadline = f.renewDeadline;
+  options.leaderElection.retryPeriod = f.retryPeriod;
+  options.reconciler.logDir = f.logDir;
+  return options;
+}
+
+/// The hetbench_benchmark_* series, fed by the run informers and shown by the leader only.
+std::shared_ptr<metrics::BenchmarkMetrics> benchmarkSeries(
+    const metrics::ControllerMetrics& metrics, controller::ManagerOptions& options) {
+  auto benchmarks =
+      std::make_shared<metrics::BenchmarkMetrics>([&metrics] { return metrics.leading(); });
+  options.runHandlers.onAdd = [benchmarks](const nlohmann::json& run) { benchmarks->observe(run); };
+  options.runHandlers.onUpdate = [benchmarks](const nlohmann::json&, const nlohmann::json& run) {
+    benchmarks->observe(run);
+  };
+  options.runHandlers.onDelete = [benchmarks](const nlohmann::json& run) {
+    benchmarks->forget(run);
+  };
+  return benchmarks;
+}
+
+/// The servers the operator runs beside the manager: /metrics, the probes and the log server.
+struct Endpoints {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  std::unique_ptr<hetbench::http::Server> probes;
+  std::unique_ptr<hetbench::http::Server> logServer;
+};
+
+common::Result<Endpoints> serveEndpoints(
+    const Flags& f, const Addresses& addresses, controller::Manager& manager,
+    const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables) {
+  Endpoints out;
+  if (addresses.metrics) {
+    const controller::BindAddress& a = *addresses.metrics;
+    try {
+      out.exposer = std::make_unique<prometheus::Exposer>(a.host + ":" + std::to_string(a.port));
+    } catch (const std::exception& e) {
+      return common::unavailableError("--metrics-bind-address " + f.metricsAddress + ": " +
+                                      e.what());
     }
+    for (const auto& collectable : collectables) out.exposer->RegisterCollectable(collectable);
+    spdlog::info("metrics listening on {}:{}", a.host, out.exposer->GetListeningPorts().front());
   }
+  if (addresses.probes) {
+    auto served = controller::serveProbes(
+        *addresses.probes, [&manager] { return manager.healthy(); },
+        [&manager] { return manager.ready(); });
+    if (!served.isOk()) {
+      return common::unavailableError("--health-probe-bind-address: " + served.status().message());
+    }
+    out.probes = std::move(served).value();
+    spdlog::info("health probes listening on {}:{}", addresses.probes->host, out.probes->port());
+  }
+  if (addresses.logs) {
+    auto served = controller::serveLogs(*addresses.logs, f.logDir);
+    if (!served.isOk())
+      return common::unavailableError("--logs-bind-address: " + served.status().message());
+    out.logServer = std::move(served).value();
+    spdlog::info("logs served on {}:{}", addresses.logs->host, out.logServer->port());
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags f;
+  Addresses addresses;
+  if (std::optional<int> code = parseCommandLine(argc, argv, f, addresses)) return *code;
+  common::setupLogging(f.logging);
   std::error_code ec;
   std::filesystem::create_directories(f.logDir, ec);
   if (ec) return fail("--log-dir " + f.logDir + ": " + ec.message());
@@ -180,76 +278,18 @@ int main(int argc, char** argv) {
   collectorOptions.maxBytesPerContainer = static_cast<std::uint64_t>(f.logMaxBytes);
   hetbench::logs::LogCollector collector(*client.value(), collectorOptions);
 
-  controller::ManagerOptions options;
-  options.logs = &collector;
-  options.namespaces = f.namespaces;
-  options.workers = static_cast<int>(f.workers);
-  options.leaderElect = f.leaderElect;
-  options.leaderElection.leaseName = f.leaderElectionId;
-  options.leaderElection.leaseNamespace =
-      !f.leaderElectionNamespace.empty() ? f.leaderElectionNamespace
-      : !env("POD_NAMESPACE").empty()    ? env("POD_NAMESPACE")
-                                         : config.value().namespace_;
-  options.leaderElection.identity = hostname() + "_" + common::shortId(random);
-  options.leaderElection.leaseDuration = f.leaseDuration;
-  options.leaderElection.renewDeadline = f.renewDeadline;
-  options.leaderElection.retryPeriod = f.retryPeriod;
-  if (!(f.retryPeriod < f.renewDeadline && f.renewDeadline < f.leaseDuration)) {
-    std::fputs(
-        "hetbench-operator: want --leader-elect-retry-period < "
-        "--leader-elect-renew-deadline < --leader-elect-lease-duration\n",
-        stderr);
-    return 2;
-  }
-  options.reconciler.logDir = f.logDir;
-  auto benchmarks =
-      std::make_shared<metrics::BenchmarkMetrics>([&metrics] { return metrics.leading(); });
-  options.runHandlers.onAdd = [&benchmarks](const nlohmann::json& run) {
-    benchmarks->observe(run);
-  };
-  options.runHandlers.onUpdate = [&benchmarks](const nlohmann::json&, const nlohmann::json& run) {
-    benchmarks->observe(run);
-  };
-  options.runHandlers.onDelete = [&benchmarks](const nlohmann::json& run) {
-    benchmarks->forget(run);
-  };
+  controller::ManagerOptions options = managerOptions(f, config.value(), collector, random);
+  auto benchmarks = benchmarkSeries(metrics, options);
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
   metrics::StateMetrics::Sources state;
   state.watchRestarts = [&manager] { return manager.watchRestarts(); };
   state.logStreams = [&collector] { return collector.activeStreams(); };
   state.logBytes = [&collector] { return collector.bytesWritten(); };
+  // The exposer keeps weak pointers: main owns the collectables.
   auto stateMetrics = std::make_shared<metrics::StateMetrics>(std::move(state));
-
-  std::unique_ptr<prometheus::Exposer> exposer;
-  if (metricsAddress.value()) {
-    const controller::BindAddress& a = *metricsAddress.value();
-    try {
-      exposer = std::make_unique<prometheus::Exposer>(a.host + ":" + std::to_string(a.port));
-    } catch (const std::exception& e) {
-      return fail("--metrics-bind-address " + f.metricsAddress + ": " + e.what());
-    }
-    exposer->RegisterCollectable(metrics.registry());
-    exposer->RegisterCollectable(benchmarks);
-    exposer->RegisterCollectable(stateMetrics);
-    spdlog::info("metrics listening on {}:{}", a.host, exposer->GetListeningPorts().front());
-  }
-  std::unique_ptr<hetbench::http::Server> probes;
-  if (probeAddress.value()) {
-    auto served = controller::serveProbes(
-        *probeAddress.value(), [&manager] { return manager.healthy(); },
-        [&manager] { return manager.ready(); });
-    if (!served.isOk()) return fail("--health-probe-bind-address: " + served.status().message());
-    probes = std::move(served).value();
-    spdlog::info("health probes listening on {}:{}", probeAddress.value()->host, probes->port());
-  }
-
-  std::unique_ptr<hetbench::http::Server> logServer;
-  if (logsAddress.value()) {
-    auto served = controller::serveLogs(*logsAddress.value(), f.logDir);
-    if (!served.isOk()) return fail("--logs-bind-address: " + served.status().message());
-    logServer = std::move(served).value();
-    spdlog::info("logs served on {}:{}", logsAddress.value()->host, logServer->port());
-  }
+  common::Result<Endpoints> endpoints =
+      serveEndpoints(f, addresses, manager, {metrics.registry(), benchmarks, stateMetrics});
+  if (!endpoints.isOk()) return fail(endpoints.status().message());
 
   std::atomic<bool> signalled{false};
   std::thread signalThread([&] {
@@ -271,8 +311,8 @@ int main(int argc, char** argv) {
   manager.stop();
   collector.stop();
   events.flush();
-  if (probes) probes->stop();
-  if (logServer) logServer->stop();
+  if (endpoints.value().probes) endpoints.value().probes->stop();
+  if (endpoints.value().logServer) endpoints.value().logServer->stop();
   if (!signalled) ::kill(::getpid(), SIGTERM);  // wakes the signal thread
   signalThread.join();
   spdlog::info("stopped");

@@ -179,17 +179,16 @@ TEST(RunStatus, StatusRoundTrips) {
 
 // Verifies what readRun takes from a run object, and that it never throws on a malformed one.
 TEST(RunStatus, ReadsARunObject) {
-  const json object = {
-      {"metadata",
-       {{"namespace", "ns"},
-        {"name", "r"},
-        {"uid", "u-1"},
-        {"generation", 3},
-        {"deletionTimestamp", "2026-11-22T10:00:00Z"},
-        {"finalizers", {"hetbench.io/cleanup"}},
-        {"annotations", {{"hetbench.io/accepted-spec", "{}"}}}}},
-      {"spec", {{"suspend", true}}},
-      {"status", {{"phase", "Running"}}}};
+  const json object = {{"metadata",
+                        {{"namespace", "ns"},
+                         {"name", "r"},
+                         {"uid", "u-1"},
+                         {"generation", 3},
+                         {"deletionTimestamp", "2026-11-22T10:00:00Z"},
+                         {"finalizers", {"hetbench.io/cleanup"}},
+                         {"annotations", {{"hetbench.io/accepted-spec", "{}"}}}}},
+                       {"spec", {{"suspend", true}}},
+                       {"status", {{"phase", "Running"}}}};
   const benchmark::Run run = readRun(object);
   EXPECT_EQ(run.ref.ns, "ns");
   EXPECT_EQ(run.ref.name, "r");

@@ -46,7 +46,10 @@ TEST(ValidateRun, AcceptsAndRefusesWithFieldCauses) {
   json badSpec = validSpec();
   badSpec["repetitions"] = 0;
   const Row rows[] = {
-      {"name too long", {"lab", std::string(64, 'x'), kRun.uid}, validSpec(), "metadata.name",
+      {"name too long",
+       {"lab", std::string(64, 'x'), kRun.uid},
+       validSpec(),
+       "metadata.name",
        "63 characters"},
       {"run spec", kRun, badSpec, "spec.repetitions", ""},
       {"metric pattern", kRun, badPattern, "spec.metrics[0].pattern", ""},

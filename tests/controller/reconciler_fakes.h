@@ -60,8 +60,8 @@ class StoreCache final : public RunCache {
   }
   Snapshot snapshot() const {
     Snapshot out;
-    for (const auto* gvr : {&kBenchmarkRuns, &kube::resources::kPods, &kube::resources::kJobs,
-                            &kIpuJobs})
+    for (const auto* gvr :
+         {&kBenchmarkRuns, &kube::resources::kPods, &kube::resources::kJobs, &kIpuJobs})
       out[keyOf(*gvr)] = client_.objects(*gvr);
     return out;
   }

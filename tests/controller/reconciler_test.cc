@@ -31,16 +31,16 @@ class ReconcilerTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(logDir_); }
 
-  void apply(const json& run) {
-    ASSERT_TRUE(client_.create(kBenchmarkRuns, "lab", run).isOk());
-  }
+  void apply(const json& run) { ASSERT_TRUE(client_.create(kBenchmarkRuns, "lab", run).isOk()); }
   ReconcileResult reconcile(const std::string& name) {
     common::Result<ReconcileResult> r = reconciler_->reconcile("lab", name);
     EXPECT_TRUE(r.isOk()) << r.status().toString();
     return r.isOk() ? r.value() : ReconcileResult{};
   }
   json run(const std::string& name) { return client_.get(kBenchmarkRuns, "lab", name).value(); }
-  json trial(const std::string& name, std::size_t i = 0) { return run(name)["status"]["trials"][i]; }
+  json trial(const std::string& name, std::size_t i = 0) {
+    return run(name)["status"]["trials"][i];
+  }
   std::string phase(const std::string& name) { return run(name)["status"].value("phase", ""); }
   std::vector<json> objects(const kube::GroupVersionResource& gvr, const std::string& runName) {
     std::vector<json> out;
@@ -67,16 +67,16 @@ class ReconcilerTest : public ::testing::Test {
       if (phase == "Succeeded" || phase == "Failed") {
         const json terminated = {{"exitCode", exitCode},
                                  {"reason", exitCode == 0 ? "Completed" : "Error"}};
-        o["status"]["containerStatuses"] = json::array(
-            {{{"name", "benchmark"}, {"state", {{"terminated", terminated}}}}});
+        o["status"]["containerStatuses"] =
+            json::array({{{"name", "benchmark"}, {"state", {{"terminated", terminated}}}}});
       }
     });
   }
   void writeLog(const std::string& runName, const std::string& pod,
                 const std::vector<std::string>& lines) {
     const std::filesystem::path file =
-        logDir_ / logs::LogLayout::containerLog(logs::LogLayout::unitDir("lab", runName, 0, 0),
-                                                pod, "benchmark");
+        logDir_ / logs::LogLayout::containerLog(logs::LogLayout::unitDir("lab", runName, 0, 0), pod,
+                                                "benchmark");
     std::filesystem::create_directories(file.parent_path());
     std::ofstream out(file);
     for (const std::string& line : lines) out << "2026-11-22T10:00:00.000000001Z " << line << "\n";
@@ -243,9 +243,8 @@ TEST_F(ReconcilerTest, SpecEditsAfterAcceptanceAreIgnored) {
 // finalizer.
 TEST_F(ReconcilerTest, DeletedRunRemovesWorkloadsAndFinalizer) {
   startOne(RunBuilder("gone").obj());
-  edit(kBenchmarkRuns, "gone", [&](json& o) {
-    o["metadata"]["deletionTimestamp"] = common::formatRfc3339(clock_.now());
-  });
+  edit(kBenchmarkRuns, "gone",
+       [&](json& o) { o["metadata"]["deletionTimestamp"] = common::formatRfc3339(clock_.now()); });
   reconcile("gone");
   EXPECT_TRUE(objects(kPods, "gone").empty());
   EXPECT_EQ(run("gone")["metadata"]["finalizers"], json::array());
@@ -329,10 +328,11 @@ TEST_F(ReconcilerTest, MetricBeyondTheSummaryBudgetIsStillJudged) {
   }
   specs.push_back({{"name", "zz_speed"}, {"pattern", "zz_speed = ([0-9.]+)"}});
   lines.push_back("zz_speed = 99.9999");
-  const std::string pod = startOne(RunBuilder("wide")
-                                       .metrics(specs)
-                                       .references({{"zz_speed", {{"value", 100}, {"lower", 0.01}}}})
-                                       .obj());
+  const std::string pod =
+      startOne(RunBuilder("wide")
+                   .metrics(specs)
+                   .references({{"zz_speed", {{"value", 100}, {"lower", 0.01}}}})
+                   .obj());
   podPhase(pod, "Succeeded");
   writeLog("wide", pod, lines);
   reconcile("wide");

@@ -17,9 +17,9 @@
 #include "hetbench/common/ids.h"
 #include "hetbench/common/time.h"
 #include "hetbench/controller/manager.h"
-#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/logs/collector.h"
+#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/schedule/cron.h"
 #include "hetbench/schedule/slots.h"
 #include "support/temp_dir.h"
@@ -120,7 +120,7 @@ class ScheduleControllerTest : public ::testing::Test {
       if (family.name != "controller_runtime_reconcile_total") continue;
       for (const auto& m : family.metric)
         for (const auto& label : m.label)
-          if (label.name == "controller" && label.value == kScheduleController)
+          if (label.name == "controller" && label.value == metrics::kScheduleController)
             total += m.counter.value;
     }
     return total;
@@ -227,7 +227,7 @@ class ScheduleControllerTest : public ::testing::Test {
   std::unique_ptr<kube::KubeClient> client_;
   std::unique_ptr<kube::KubeClient> operatorClient_;
   std::unique_ptr<kube::KubeEventRecorder> events_;
-  ControllerMetrics metrics_;
+  metrics::ControllerMetrics metrics_;
   std::unique_ptr<logs::LogCollector> collector_;
   std::unique_ptr<Manager> manager_;
   common::WallTime created_;

@@ -29,8 +29,8 @@ TEST(LogLayout, PathsReadBack) {
 // Verifies that a unit's logs on disk are its container logs only, sorted, each named by its
 // path below the unit.
 TEST(LogLayout, UnitLogsOnDisk) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("hetbench-layout-" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hetbench-layout-" + std::to_string(::getpid()));
   const std::filesystem::path unit = dir / LogLayout::unitDir("ns", "r", 0, 0);
   for (const char* file : {"pod-1/b.log", "pod-0/a.log", "manifest.json", "pod-0/a.log.tmp"}) {
     std::filesystem::create_directories((unit / file).parent_path());

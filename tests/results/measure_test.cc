@@ -49,11 +49,11 @@ UnitMeasurement measure(const std::vector<std::pair<std::string, std::vector<std
 }
 
 TEST(UnitMeasurer, TwoRanksAcrossPods) {
-  const UnitMeasurement m = measure(
-      {{"pod-0/benchmark.log",
-        {runStart(2), epochLine(0, 0, 100, 10, 5), epochLine(1, 0, 100, 10, 2)}},
-       {"pod-1/benchmark.log", {epochLine(0, 1, 100, 12, 5), epochLine(1, 1, 100, 8, 4)}}},
-      {}, {"effective_throughput"});
+  const UnitMeasurement m =
+      measure({{"pod-0/benchmark.log",
+                {runStart(2), epochLine(0, 0, 100, 10, 5), epochLine(1, 0, 100, 10, 2)}},
+               {"pod-1/benchmark.log", {epochLine(0, 1, 100, 12, 5), epochLine(1, 1, 100, 8, 4)}}},
+              {}, {"effective_throughput"});
   ASSERT_TRUE(m.status.isOk()) << m.status.toString();
   EXPECT_TRUE(m.missing.empty());
   // Epoch 0 is the warm-up epoch; epoch 1: 200 samples in max(10, 8) s.
@@ -68,9 +68,9 @@ TEST(UnitMeasurer, PatternsAndMissingMetrics) {
               {{{"name", "speed"}, {"pattern", "Processing Speed: ([0-9.]+)"}},
                {{"name", "io_time"}, {"pattern", "Total IO Time: ([0-9.]+)"}, {"unit", "s"}}}))
           .value();
-  const UnitMeasurement m =
-      measure({{"pod/benchmark.log", {"Processing Speed: 179.7", "Processing Speed: 180.3", "done"}}},
-              specs, requiredMetrics(specs));
+  const UnitMeasurement m = measure(
+      {{"pod/benchmark.log", {"Processing Speed: 179.7", "Processing Speed: 180.3", "done"}}},
+      specs, requiredMetrics(specs));
   ASSERT_TRUE(m.status.isOk()) << m.status.toString();
   EXPECT_DOUBLE_EQ(m.summary.values.at("speed"), 180.0);
   EXPECT_EQ(m.missing, std::vector<std::string>{"io_time"});
@@ -85,7 +85,8 @@ TEST(UnitMeasurer, MalformedMetricsLineIsAnError) {
 }
 
 TEST(UnitMeasurer, NoMetricsAtAll) {
-  const UnitMeasurement m = measure({{"pod/benchmark.log", {"hello"}}}, {}, {"effective_throughput"});
+  const UnitMeasurement m =
+      measure({{"pod/benchmark.log", {"hello"}}}, {}, {"effective_throughput"});
   ASSERT_TRUE(m.status.isOk());
   EXPECT_TRUE(m.summary.values.empty());
   EXPECT_EQ(m.missing, std::vector<std::string>{"effective_throughput"});
@@ -97,8 +98,7 @@ TEST(UnitMeasurer, JudgedMetricsStayExact) {
   std::vector<std::string> lines;
   // 31 metrics of 30-character names take about 1,200 bytes of the summary's 512.
   const std::string prefix = "a_rather_long_metric_name_";
-  for (int i = 0; i < 31; ++i)
-    lines.push_back(prefix + std::to_string(100 + i) + " = 1.23456789");
+  for (int i = 0; i < 31; ++i) lines.push_back(prefix + std::to_string(100 + i) + " = 1.23456789");
   lines.push_back("zz_referenced = 3.14159265358979");
   json specs = json::array();
   for (int i = 0; i < 31; ++i) {

@@ -14,8 +14,7 @@ bool keepsWorkload(UnitPhase phase, const Cleanup& policy) {
          (isFailure(phase) && policy.onFailure == CleanupAction::kRetain);
 }
 
-CleanupDecision decideCleanup(const CleanupInput& in, const Cleanup& policy,
-                              common::WallTime now) {
+CleanupDecision decideCleanup(const CleanupInput& in, const Cleanup& policy, common::WallTime now) {
   if (!isTerminal(in.phase)) return {};
   if (!in.endRecorded) return {CleanupStep::kWaitForStatus, now};
   if (!in.workloadExists) return {};

@@ -12,6 +12,7 @@
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/common/ids.h"
 #include "json_fields.h"
+#include "render_internal.h"
 
 namespace hetbench::benchmark {
 namespace {
@@ -21,12 +22,21 @@ using internal::duplicateCause;
 using internal::FieldReader;
 using internal::forbiddenCause;
 using internal::indexed;
+using internal::infoOf;
 using internal::invalidCause;
 using internal::invalidFields;
+using internal::isIntOrString;
+using internal::isString;
+using internal::KindInfo;
+using internal::kindNamed;
 using internal::member;
 using internal::notSupportedCause;
+using internal::objectMeta;
+using internal::renderTemplate;
 using internal::requiredCause;
 using internal::typeCause;
+using internal::unitMeta;
+using internal::UnitMeta;
 using nlohmann::json;
 
 constexpr std::string_view kNvidiaGpu = "nvidia.com/gpu";
@@ -41,34 +51,6 @@ constexpr std::string_view kCompletionIndexField =
 constexpr std::size_t kMaxUnitNameLength = 56;
 constexpr std::size_t kMaxLabelValueLength = 63;
 constexpr std::size_t kRunIdLength = 5;
-
-struct KindInfo {
-  WorkloadKind kind;
-  std::string_view name;
-  std::string_view apiVersion;
-};
-constexpr std::array<KindInfo, 3> kKinds = {{
-    {WorkloadKind::kPod, "Pod", "v1"},
-    {WorkloadKind::kJob, "Job", "batch/v1"},
-    {WorkloadKind::kIpuJob, "IPUJob", "graphcore.ai/v1alpha1"},
-}};
-
-const KindInfo* kindNamed(std::string_view name) {
-  for (const KindInfo& k : kKinds) {
-    if (k.name == name) return &k;
-  }
-  return nullptr;
-}
-
-const KindInfo& infoOf(WorkloadKind kind) {
-  for (const KindInfo& k : kKinds) {
-    if (k.kind == kind) return k;
-  }
-  return kKinds[0];
-}
-
-bool isString(const json& v) { return v.is_string(); }
-bool isIntOrString(const json& v) { return v.is_number_integer() || v.is_string(); }
 
 // Reads the accelerator's own fields; false when one of them is wrong.
 bool parseAccelerator(FieldReader& r, const json& a, const std::string& field, Accelerator& out) {
@@ -200,34 +182,6 @@ void parseResources(FieldReader& r, const json& resources, const std::string& fi
 }
 
 // ---- Rendering ----
-
-// What every object of one unit carries.
-struct UnitMeta {
-  std::string name;
-  std::string ns;
-  json labels;
-  json ownerReferences;
-};
-
-UnitMeta unitMeta(const RunRef& run, const RunSpec& spec, const Unit& unit) {
-  json labels = {{std::string(kRunLabel), run.name},
-                 {std::string(kTrialLabel), std::to_string(unit.trial)},
-                 {std::string(kRepetitionLabel), std::to_string(unit.repetition)},
-                 {std::string(kIdLabel), runId(run.uid)},
-                 {std::string(kBenchmarkLabel), toString(spec.benchmark)},
-                 {std::string(kSystemLabel), spec.system}};
-  json owner = {{"apiVersion", kApiVersion}, {"kind", kKind},
-                {"name", run.name},          {"uid", run.uid},
-                {"controller", true},        {"blockOwnerDeletion", true}};
-  return {unitName(run, unit), run.ns, std::move(labels), json::array({std::move(owner)})};
-}
-
-json objectMeta(const UnitMeta& m) {
-  return {{"name", m.name},
-          {"namespace", m.ns},
-          {"labels", m.labels},
-          {"ownerReferences", m.ownerReferences}};
-}
 
 json envVar(std::string_view name, std::string value) {
   return {{"name", name}, {"value", std::move(value)}};
@@ -383,138 +337,31 @@ RenderedUnit renderWorkload(const RunRef& run, const RunSpec& spec, const Unit& 
   return out;
 }
 
-// Merges the unit's labels into `object`'s metadata.labels (created if absent).
-void addLabels(FieldReader& r, json& object, const std::string& field, const json& labels) {
-  json& metadata = object["metadata"];
-  if (metadata.is_null()) metadata = json::object();
-  if (!r.object(metadata, field + ".metadata")) return;
-  json& existing = metadata["labels"];
-  if (existing.is_null()) existing = json::object();
-  if (!r.mapOf(existing, field + ".metadata.labels", isString, "string")) return;
-  existing.update(labels);
-}
-
-// A positive integer field of a template's spec; `fallback` when absent.
-std::optional<std::int64_t> templateCount(FieldReader& r, const json& spec, const char* key,
-                                          const std::string& field,
-                                          std::optional<std::int64_t> fallback) {
-  const json& v = member(spec, key);
-  if (v.is_null()) {
-    if (!fallback) r.add(requiredCause(field));
-    return fallback;
-  }
-  if (!v.is_number_integer()) {
-    r.add(typeCause(field, v, "integer"));
-    return std::nullopt;
-  }
-  return r.integer(v, field, 1);
-}
-
-common::Result<RenderedUnit> renderTemplate(const RunRef& run, const RunSpec& spec,
-                                            const Unit& unit, json templ, const std::string& path) {
-  FieldReader r;
-  if (!r.object(templ, path)) return invalidFields(path, std::move(r.causes()));
-  const json& kindValue = member(templ, "kind");
-  const json& apiVersion = member(templ, "apiVersion");
-  const KindInfo* kind = nullptr;
-  if (kindValue.is_null()) {
-    r.add(requiredCause(path + ".kind"));
-  } else if (std::optional<std::string> name = r.string(kindValue, path + ".kind")) {
-    kind = kindNamed(*name);
-    if (kind == nullptr) {
-      r.add(notSupportedCause(path + ".kind", kindValue, {"Pod", "Job", "IPUJob"}));
-    }
-  }
-  if (kind != nullptr && apiVersion.is_null()) {
-    r.add(requiredCause(path + ".apiVersion"));
-  } else if (kind != nullptr && (!apiVersion.is_string() ||
-                                 apiVersion.get_ref<const std::string&>() != kind->apiVersion)) {
-    r.add(notSupportedCause(path + ".apiVersion", apiVersion, {kind->apiVersion}));
-  }
-  if (!r.causes().empty()) return invalidFields(path, std::move(r.causes()));
-
-  const UnitMeta m = unitMeta(run, spec, unit);
-  // Only the user's labels and annotations survive: name, namespace and owner are the unit's.
-  json metadata = objectMeta(m);
-  if (const json& given = member(templ, "metadata");
-      !given.is_null() && r.object(given, path + ".metadata")) {
-    if (const json& labels = member(given, "labels");
-        !labels.is_null() && r.mapOf(labels, path + ".metadata.labels", isString, "string")) {
-      json merged = labels;
-      merged.update(m.labels);
-      metadata["labels"] = std::move(merged);
-    }
-    if (const json& annotations = member(given, "annotations");
-        !annotations.is_null() &&
-        r.mapOf(annotations, path + ".metadata.annotations", isString, "string")) {
-      metadata["annotations"] = annotations;
-    }
-  }
-  templ["metadata"] = std::move(metadata);
-  templ.erase("status");
-
-  RenderedUnit out;
-  out.name = m.name;
-  out.kind = kind->kind;
-  const std::string specPath = path + ".spec";
-  json& objectSpec = templ["spec"];
-  if (objectSpec.is_null()) {
-    r.add(requiredCause(specPath));
-  } else if (r.object(objectSpec, specPath)) {
-    switch (kind->kind) {
-      case WorkloadKind::kPod: {
-        json& policy = objectSpec["restartPolicy"];
-        if (policy.is_null()) {
-          policy = "Never";
-        } else if (policy != "Never" && policy != "OnFailure") {
-          r.add(notSupportedCause(specPath + ".restartPolicy", policy, {"Never", "OnFailure"}));
-        }
-        out.expectedPods = 1;
-        break;
-      }
-      case WorkloadKind::kJob: {
-        json& podTemplate = objectSpec["template"];
-        if (podTemplate.is_null()) {
-          r.add(requiredCause(specPath + ".template"));
-        } else if (r.object(podTemplate, specPath + ".template")) {
-          addLabels(r, podTemplate, specPath + ".template", m.labels);
-        }
-        // Kubernetes runs min(parallelism, completions) pods at once.
-        const std::optional<std::int64_t> parallelism =
-            templateCount(r, objectSpec, "parallelism", specPath + ".parallelism", 1);
-        const json& completions = member(objectSpec, "completions");
-        out.expectedPods = parallelism.value_or(1);
-        if (completions.is_number_integer() && completions.get<std::int64_t>() < out.expectedPods) {
-          out.expectedPods = completions.get<std::int64_t>();
-        }
-        break;
-      }
-      case WorkloadKind::kIpuJob: {
-        json& workers = objectSpec["workers"];
-        const std::string workersPath = specPath + ".workers";
-        if (workers.is_null()) {
-          r.add(requiredCause(workersPath));
-        } else if (r.object(workers, workersPath)) {
-          json& podTemplate = workers["template"];
-          if (podTemplate.is_null()) {
-            r.add(requiredCause(workersPath + ".template"));
-          } else if (r.object(podTemplate, workersPath + ".template")) {
-            addLabels(r, podTemplate, workersPath + ".template", m.labels);
-          }
-        }
-        out.expectedPods =
-            templateCount(r, objectSpec, "jobInstances", specPath + ".jobInstances", std::nullopt)
-                .value_or(1);
-        break;
-      }
-    }
-  }
-  if (!r.causes().empty()) return invalidFields(path, std::move(r.causes()));
-  out.workload = std::move(templ);
-  return out;
-}
-
 }  // namespace
+
+namespace internal {
+
+UnitMeta unitMeta(const RunRef& run, const RunSpec& spec, const Unit& unit) {
+  json labels = {{std::string(kRunLabel), run.name},
+                 {std::string(kTrialLabel), std::to_string(unit.trial)},
+                 {std::string(kRepetitionLabel), std::to_string(unit.repetition)},
+                 {std::string(kIdLabel), runId(run.uid)},
+                 {std::string(kBenchmarkLabel), toString(spec.benchmark)},
+                 {std::string(kSystemLabel), spec.system}};
+  json owner = {{"apiVersion", kApiVersion}, {"kind", kKind},
+                {"name", run.name},          {"uid", run.uid},
+                {"controller", true},        {"blockOwnerDeletion", true}};
+  return {unitName(run, unit), run.ns, std::move(labels), json::array({std::move(owner)})};
+}
+
+json objectMeta(const UnitMeta& m) {
+  return {{"name", m.name},
+          {"namespace", m.ns},
+          {"labels", m.labels},
+          {"ownerReferences", m.ownerReferences}};
+}
+
+}  // namespace internal
 
 std::string runId(const std::string& uid) {
   // FNV-1a (64 bit) of the uid, written as base-27 digits over kShortIdAlphabet, least

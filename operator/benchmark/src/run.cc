@@ -76,9 +76,12 @@ json toJson(const Condition& c) {
 }
 
 Condition conditionFrom(const json& in) {
-  return {stringMember(in, "type"),    stringMember(in, "status"),
-          stringMember(in, "reason"),  stringMember(in, "message"),
-          timeMember(in, "lastTransitionTime"), intMember(in, "observedGeneration")};
+  return {stringMember(in, "type"),
+          stringMember(in, "status"),
+          stringMember(in, "reason"),
+          stringMember(in, "message"),
+          timeMember(in, "lastTransitionTime"),
+          intMember(in, "observedGeneration")};
 }
 
 json toJson(const TrialResult& r) {
@@ -124,7 +127,8 @@ TrialResult trialResultFrom(const json& in) {
   TrialResult r;
   r.trial = intMember(in, "trial");
   r.parameters = paramsFrom(member(in, "parameters"));
-  r.verdict = verdictFromString(stringMember(in, "verdict")).value_or(results::Verdict::kNoReference);
+  r.verdict =
+      verdictFromString(stringMember(in, "verdict")).value_or(results::Verdict::kNoReference);
   r.repetitions = intMember(in, "repetitions");
   if (const json& metrics = member(in, "metrics"); metrics.is_object()) {
     for (const auto& [name, m] : metrics.items()) {
@@ -141,10 +145,10 @@ TrialResult trialResultFrom(const json& in) {
   }
   if (const json& checks = member(in, "checks"); checks.is_array()) {
     for (const json& c : checks) {
-      r.checks.push_back({stringMember(c, "metric"),
-                          verdictFromString(stringMember(c, "verdict"))
-                              .value_or(results::Verdict::kNoReference),
-                          stringMember(c, "message")});
+      r.checks.push_back(
+          {stringMember(c, "metric"),
+           verdictFromString(stringMember(c, "verdict")).value_or(results::Verdict::kNoReference),
+           stringMember(c, "message")});
     }
   }
   if (const json& baselines = member(in, "baselines"); baselines.is_object()) {
@@ -263,8 +267,9 @@ void setCondition(std::vector<Condition>& conditions, std::string_view type,
                   common::WallTime now, std::int64_t observedGeneration) {
   auto it = std::find_if(conditions.begin(), conditions.end(),
                          [&](const Condition& c) { return c.type == type; });
-  Condition condition{std::string(type), std::string(status), std::string(reason),
-                      std::move(message), now, observedGeneration};
+  Condition condition{
+      std::string(type), std::string(status), std::string(reason), std::move(message), now,
+      observedGeneration};
   if (it == conditions.end()) {
     conditions.push_back(std::move(condition));
     return;
@@ -351,7 +356,8 @@ bool Run::suspended() const { return member(spec, "suspend") == json(true); }
 Run readRun(const json& object) {
   Run run;
   const json& meta = member(object, "metadata");
-  run.ref = {stringMember(meta, "namespace"), stringMember(meta, "name"), stringMember(meta, "uid")};
+  run.ref = {stringMember(meta, "namespace"), stringMember(meta, "name"),
+             stringMember(meta, "uid")};
   run.generation = intMember(meta, "generation");
   run.creationTime = timeMember(meta, "creationTimestamp");
   run.deleting = !stringMember(meta, "deletionTimestamp").empty();

@@ -46,9 +46,9 @@ common::Result<AcceptedRun> parseRun(const nlohmann::json& spec) {
   AcceptedRun run;
   HETBENCH_ASSIGN_OR_RETURN(run.spec, parseRunSpec(spec));
   HETBENCH_ASSIGN_OR_RETURN(run.metricSpecs, results::parseMetricSpecs(run.spec.metrics));
-  HETBENCH_ASSIGN_OR_RETURN(run.references,
-                            results::parseReferences(run.spec.references,
-                                                     results::metricUnits(run.metricSpecs)));
+  HETBENCH_ASSIGN_OR_RETURN(
+      run.references,
+      results::parseReferences(run.spec.references, results::metricUnits(run.metricSpecs)));
   run.required = requiredMetrics(run);
   return run;
 }
@@ -82,8 +82,7 @@ std::optional<AcceptedRun> acceptedRun(const Run& run) {
   return std::move(parsed).value();
 }
 
-std::vector<Configuration> trialConfigurations(const std::string& ns,
-                                               const AcceptedRun& accepted) {
+std::vector<Configuration> trialConfigurations(const std::string& ns, const AcceptedRun& accepted) {
   std::vector<Configuration> byTrial;
   for (const Params& params : planTrials(accepted.spec.matrix))
     byTrial.push_back(configurationOf(ns, accepted.spec, params));

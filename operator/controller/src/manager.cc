@@ -103,7 +103,8 @@ class Manager::Cache final : public RunCache, public ScheduleCache {
 };
 
 Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
-                 kube::EventRecorder& events, metrics::ControllerMetrics& metrics, ManagerOptions options)
+                 kube::EventRecorder& events, metrics::ControllerMetrics& metrics,
+                 ManagerOptions options)
     : client_(client),
       clock_(clock),
       random_(random),
@@ -251,9 +252,10 @@ void Manager::housekeeping() {
       workersStarted_ = true;
       for (int i = 0; i < options_.workers; ++i) {
         workers_.emplace_back([this] {
-          work(*queue_, metrics::kRunController, [this](const std::string& ns, const std::string& name) {
-            return reconciler_->reconcile(ns, name);
-          });
+          work(*queue_, metrics::kRunController,
+               [this](const std::string& ns, const std::string& name) {
+                 return reconciler_->reconcile(ns, name);
+               });
         });
       }
       workers_.emplace_back([this] {

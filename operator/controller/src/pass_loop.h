@@ -45,8 +45,7 @@ common::Result<ReconcileResult> runPasses(kube::KubeClient& client,
                                           const kube::GroupVersionResource& resource,
                                           const std::string& ns, const std::string& name,
                                           nlohmann::json object, int attempts,
-                                          kube::EventRecorder& recorder, Make&& make,
-                                          Done&& done) {
+                                          kube::EventRecorder& recorder, Make&& make, Done&& done) {
   for (int attempt = 1;; ++attempt) {
     auto pass = make(std::move(object));
     common::Result<ReconcileResult> result = pass.execute();

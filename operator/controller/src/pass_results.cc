@@ -65,9 +65,8 @@ void Pass::addResults(RunStatus& status) const {
   auto referencesOf = [&](std::int64_t trial) {
     if (!fromHistory) return accepted_.references;
     const auto kept = previous.find(trial);
-    benchmark::ResolvedReferences resolved =
-        benchmark::resolveHistory(accepted_.references, trial,
-                                  kept == previous.end() ? nullptr : kept->second, history);
+    benchmark::ResolvedReferences resolved = benchmark::resolveHistory(
+        accepted_.references, trial, kept == previous.end() ? nullptr : kept->second, history);
     baselines[trial] = std::move(resolved.baselines);
     return resolved.references;
   };
@@ -91,8 +90,8 @@ void Pass::addResults(RunStatus& status) const {
     verdicts.push_back(entry.verdict);
     status.results.push_back(std::move(entry));
   }
-  status.verdict = status.results.empty() ? std::nullopt
-                                          : std::optional(results::runVerdict(verdicts));
+  status.verdict =
+      status.results.empty() ? std::nullopt : std::optional(results::runVerdict(verdicts));
   if (std::optional<double> latest = latestEffectiveThroughput(status.trials))
     status.latestEffectiveThroughput = latest;
   if (!regressed.empty()) {
@@ -165,8 +164,9 @@ void Pass::measure(UnitRecord& unit) {
 RunStatus Pass::buildStatus(const std::vector<UnitRecord>& units) const {
   RunStatus status = run_.status;
   const std::string phase = benchmark::runPhase(units, accepted_.spec.suspend, measuring());
-  const auto done = std::count_if(units.begin(), units.end(),
-                                  [](const UnitRecord& u) { return benchmark::isTerminal(u.phase); });
+  const auto done = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
+    return benchmark::isTerminal(u.phase);
+  });
   const auto running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
     return u.phase == UnitPhase::kRunning;
   });

@@ -109,7 +109,8 @@ void Pass::adopt(UnitRecord& unit) {
   unit.workloadApiVersion = stringMember(*found, "apiVersion");
   unit.workloadKind = kind;
   unit.workloadName = name;
-  unit.startTime = common::timeMember(member(*found, "metadata"), "creationTimestamp").value_or(now_);
+  unit.startTime =
+      common::timeMember(member(*found, "metadata"), "creationTimestamp").value_or(now_);
   unit.logDir = logDirOf(unit);
 }
 
@@ -151,15 +152,15 @@ common::Status Pass::advance(UnitRecord& unit) {
 void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object) {
   const benchmark::WorkloadState state = benchmark::workloadState(kind, object);
   if (state.phase == benchmark::WorkloadState::Phase::kSucceeded) {
-    finish(unit, {UnitPhase::kSucceeded,
-                  state.reason.empty() ? std::string(reason::kCompleted) : state.reason,
-                  state.message});
+    finish(unit,
+           {UnitPhase::kSucceeded,
+            state.reason.empty() ? std::string(reason::kCompleted) : state.reason, state.message});
     return;
   }
   if (state.phase == benchmark::WorkloadState::Phase::kFailed) {
-    finish(unit, {UnitPhase::kFailed,
-                  state.reason.empty() ? std::string(reason::kUnitFailed) : state.reason,
-                  state.message});
+    finish(unit,
+           {UnitPhase::kFailed,
+            state.reason.empty() ? std::string(reason::kUnitFailed) : state.reason, state.message});
     return;
   }
   // Deleted by someone else, or by a pass that recorded the unit's end in a status this cache
@@ -181,13 +182,13 @@ void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object)
   deadlines_.note(limit.recheckAt);
   if (unit.expectedPods == 0) {
     // Adopted, or started by an operator that did not record it: rendered once, then recorded.
-    common::Result<benchmark::RenderedUnit> rendered = benchmark::renderUnit(
-        run_.ref, accepted_.spec, {unit.trial, unit.repetition, unit.params});
+    common::Result<benchmark::RenderedUnit> rendered =
+        benchmark::renderUnit(run_.ref, accepted_.spec, {unit.trial, unit.repetition, unit.params});
     unit.expectedPods = rendered.isOk() ? rendered.value().expectedPods : 1;
   }
-  const benchmark::UnitDecision start = benchmark::checkStartTimeout(
-      started, accepted_.spec.startTimeout, benchmark::startCheck(podsOf(unit), unit.expectedPods),
-      now_);
+  const benchmark::UnitDecision start =
+      benchmark::checkStartTimeout(started, accepted_.spec.startTimeout,
+                                   benchmark::startCheck(podsOf(unit), unit.expectedPods), now_);
   if (start.end) finish(unit, *start.end);
   deadlines_.note(start.recheckAt);
 }
@@ -411,8 +412,7 @@ void Pass::finish(UnitRecord& unit, const benchmark::UnitEnd& end) {
     default:
       event(EventType::kWarning,
             unit.phase == UnitPhase::kTimedOut ? reason::kTrialTimedOut : reason::kTrialFailed,
-            who + " " + benchmark::toString(end.phase) + " (" + unit.reason + "): " +
-                unit.message);
+            who + " " + benchmark::toString(end.phase) + " (" + unit.reason + "): " + unit.message);
       break;
   }
 }

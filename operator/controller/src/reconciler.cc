@@ -107,9 +107,9 @@ common::Result<std::optional<ReconcileResult>> Pass::accept() {
     if (rejectedAlready(run_)) return std::optional<ReconcileResult>(ReconcileResult{});
     spec = benchmark::frozenSpec(run_.spec);
   }
-  common::Result<benchmark::AcceptedRun> validated =
-      run_.acceptedSpecText.empty() ? benchmark::validateRun(run_.ref, spec)
-                                    : benchmark::parseRun(spec);
+  common::Result<benchmark::AcceptedRun> validated = run_.acceptedSpecText.empty()
+                                                         ? benchmark::validateRun(run_.ref, spec)
+                                                         : benchmark::parseRun(spec);
   if (!validated.isOk()) {
     return refuse(benchmark::describeInvalid(validated.status()));
   }

@@ -1,5 +1,4 @@
 #include "hetbench/logs/collector.h"
-#include "hetbench/logs/layout.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,6 +8,7 @@
 
 #include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
+#include "hetbench/logs/layout.h"
 
 namespace hetbench::logs {
 namespace {
@@ -197,6 +197,90 @@ bool LogCollector::sleepFor(Stream& stream, std::chrono::milliseconds d) {
   return !stream.canceller->cancelled();
 }
 
+namespace {
+
+/// Appends the lines of one container's streams to its file: a resumed stream's lines already
+/// kept are skipped (older than the last kept timestamp, or as many at it as the file holds),
+/// and a file that reaches the cap gets one marker line and no more.
+class LineWriter {
+ public:
+  LineWriter(std::ofstream& out, ResumePoint point, std::uint64_t cap,
+             std::atomic<std::uint64_t>& bytes)
+      : out_(out), point_(std::move(point)), cap_(cap), bytes_(bytes) {
+    size_ = point_.size;
+    truncated_ = point_.truncated;
+  }
+
+  /// For a new request: where it resumes (the last kept line's time).
+  std::optional<common::WallTime> restart() {
+    // The last kept line's time, parsed once per new timestamp rather than once per line.
+    lastTime_.reset();
+    if (!point_.timestamp.empty()) lastTime_ = common::parseRfc3339(point_.timestamp).value();
+    skipAtTimestamp_ = point_.linesAtTimestamp;
+    wrote_ = false;
+    return lastTime_;
+  }
+
+  void write(std::string_view line) {
+    const std::optional<Stamp> stamp = lineStamp(line);
+    const std::string_view ts = stamp ? stamp->text : std::string_view();
+    if (lastTime_ && stamp) {
+      if (stamp->time < *lastTime_) return;  // already written
+      if (stamp->time == *lastTime_ && skipAtTimestamp_ > 0) {
+        --skipAtTimestamp_;
+        return;
+      }
+    }
+    if (stamp) {
+      if (ts == point_.timestamp) {
+        ++point_.linesAtTimestamp;
+      } else {
+        point_.timestamp = std::string(ts);
+        point_.linesAtTimestamp = 1;
+      }
+      lastTime_ = stamp->time;
+      skipAtTimestamp_ = 0;
+    }
+    if (truncated_) return;
+    if (size_ + line.size() + 1 > cap_) {
+      out_ << (ts.empty() ? "" : std::string(ts) + " ") << LogCollector::truncationMarker(cap_)
+           << '\n';
+      truncated_ = true;
+      return;
+    }
+    out_ << line << '\n';
+    size_ += line.size() + 1;
+    bytes_ += line.size() + 1;
+    wrote_ = true;
+  }
+
+  /// Whether a line was kept since the last restart.
+  bool wrote() const { return wrote_; }
+
+ private:
+  std::ofstream& out_;
+  ResumePoint point_;
+  std::uint64_t cap_;
+  std::atomic<std::uint64_t>& bytes_;
+  std::uint64_t size_ = 0;
+  bool truncated_ = false;
+  std::optional<common::WallTime> lastTime_;
+  std::uint64_t skipAtTimestamp_ = 0;
+  bool wrote_ = false;
+};
+
+}  // namespace
+
+bool LogCollector::streamEnded(const Stream& stream) {
+  // A followed stream ends when the container ends, or when the server closes it.
+  common::Result<json> pod = client_.get(kube::resources::kPods, stream.ns, stream.pod);
+  if (pod.status().isNotFound()) return true;
+  if (!pod.isOk()) return false;
+  for (const auto& [name, terminated] : startedContainers(pod.value()))
+    if (name == stream.container && terminated) return true;
+  return podTerminal(pod.value());
+}
+
 void LogCollector::follow(Stream& stream) {
   std::error_code ec;
   std::filesystem::create_directories(stream.file.parent_path(), ec);
@@ -205,10 +289,9 @@ void LogCollector::follow(Stream& stream) {
     stream.done = true;
     return;
   }
-  ResumePoint point = resumePoint(stream.file);
+  const ResumePoint point = resumePoint(stream.file);
   std::ofstream out(stream.file, std::ios::binary | std::ios::app);
-  std::uint64_t size = point.size;
-  bool truncated = point.truncated;
+  LineWriter writer(out, point, options_.maxBytesPerContainer, bytes_);
   std::chrono::milliseconds backoff = options_.retryInitial;
 
   while (!stream.canceller->cancelled()) {
@@ -217,73 +300,27 @@ void LogCollector::follow(Stream& stream) {
     options.follow = true;
     options.timestamps = true;
     options.canceller = stream.canceller;
-    // The last kept line's time, parsed once per new timestamp rather than once per line.
-    std::optional<common::WallTime> lastTime;
-    if (!point.timestamp.empty()) lastTime = common::parseRfc3339(point.timestamp).value();
-    options.sinceTime = lastTime;
-    std::uint64_t skipAtTimestamp = point.linesAtTimestamp;
+    options.sinceTime = writer.restart();
     std::string partial;
-    bool wrote = false;
-    auto writeLine = [&](std::string_view line) {
-      const std::optional<Stamp> stamp = lineStamp(line);
-      const std::string_view ts = stamp ? stamp->text : std::string_view();
-      if (lastTime && stamp) {
-        if (stamp->time < *lastTime) return;  // already written
-        if (stamp->time == *lastTime && skipAtTimestamp > 0) {
-          --skipAtTimestamp;
-          return;
-        }
-      }
-      if (stamp) {
-        if (ts == point.timestamp) {
-          ++point.linesAtTimestamp;
-        } else {
-          point.timestamp = std::string(ts);
-          point.linesAtTimestamp = 1;
-        }
-        lastTime = stamp->time;
-        skipAtTimestamp = 0;
-      }
-      if (truncated) return;
-      if (size + line.size() + 1 > options_.maxBytesPerContainer) {
-        const std::string marker = std::string(ts.empty() ? "" : std::string(ts) + " ") +
-                                   truncationMarker(options_.maxBytesPerContainer);
-        out << marker << '\n';
-        truncated = true;
-        return;
-      }
-      out << line << '\n';
-      size += line.size() + 1;
-      bytes_ += line.size() + 1;
-      wrote = true;
-    };
     const common::Status status =
         client_.streamLogs(stream.ns, stream.pod, options, [&](std::string_view data) {
           partial.append(data);
           std::size_t start = 0;
           for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos;
                start = nl + 1) {
-            writeLine(std::string_view(partial).substr(start, nl - start));
+            writer.write(std::string_view(partial).substr(start, nl - start));
           }
           partial.erase(0, start);
           out.flush();
           return true;
         });
-    if (!partial.empty()) writeLine(partial);
+    if (!partial.empty()) writer.write(partial);
     out.flush();
     if (stream.canceller->cancelled()) break;
     if (status.isNotFound()) break;  // the pod is gone: nothing more to read
     if (status.isOk()) {
-      // A followed stream ends when the container ends, or when the server closes it.
-      common::Result<json> pod = client_.get(kube::resources::kPods, stream.ns, stream.pod);
-      if (pod.status().isNotFound()) break;
-      if (pod.isOk()) {
-        bool ended = false;
-        for (const auto& [name, terminated] : startedContainers(pod.value()))
-          if (name == stream.container && terminated) ended = true;
-        if (ended || podTerminal(pod.value())) break;
-      }
-      if (wrote) backoff = options_.retryInitial;
+      if (streamEnded(stream)) break;
+      if (writer.wrote()) backoff = options_.retryInitial;
     } else {
       spdlog::debug("log {}/{}/{}: {}; resuming", stream.ns, stream.pod, stream.container,
                     status.toString());

@@ -37,8 +37,7 @@ bool LogLayout::isContainerLog(std::string_view path) {
          path.compare(path.size() - kLogSuffix.size(), kLogSuffix.size(), kLogSuffix) == 0;
 }
 
-std::optional<std::pair<std::int64_t, std::int64_t>> LogLayout::unitOf(
-    std::string_view pathInRun) {
+std::optional<std::pair<std::int64_t, std::int64_t>> LogLayout::unitOf(std::string_view pathInRun) {
   const std::size_t slash = pathInRun.find('/');
   const std::string_view unit = pathInRun.substr(0, slash);
   const std::size_t dash = unit.find('-');

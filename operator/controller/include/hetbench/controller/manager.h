@@ -14,7 +14,6 @@
 
 #include "hetbench/common/clock.h"
 #include "hetbench/common/ids.h"
-#include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/controller/reconciler.h"
 #include "hetbench/controller/schedule_reconciler.h"
 #include "hetbench/kube/client.h"
@@ -22,6 +21,7 @@
 #include "hetbench/kube/informer.h"
 #include "hetbench/kube/leader_election.h"
 #include "hetbench/kube/workqueue.h"
+#include "hetbench/metrics/controller_metrics.h"
 
 namespace hetbench::controller {
 

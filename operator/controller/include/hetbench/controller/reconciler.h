@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "hetbench/benchmark/render.h"
+#include "hetbench/benchmark/run.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/common/status.h"
-#include "hetbench/benchmark/run.h"
 #include "hetbench/kube/client.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/logs/collector.h"

@@ -65,6 +65,8 @@ class LogCollector final : public LogTracker {
  private:
   struct Stream;
   void follow(Stream& stream);
+  /// After a stream closed cleanly: whether its container (or pod) has ended.
+  bool streamEnded(const Stream& stream);
   bool sleepFor(Stream& stream, std::chrono::milliseconds d);
 
   kube::KubeClient& client_;
