@@ -1,5 +1,5 @@
-// The hetbench-operator binary against kubesim: runs of every workload kind, from a raw
-// template and over a matrix, to their end.
+// The hetbench-operator binary against kubesim: runs of every workload kind, and from a raw
+// template, to their end.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -169,56 +169,6 @@ TEST_F(OperatorTest, TemplateOfUnknownKindIsNotAccepted) {
       << accepted.dump();
   EXPECT_TRUE(workloads(kube::resources::kPods, "deploy").empty());
   EXPECT_TRUE(waitForEvent("deploy", "InvalidSpec"));
-}
-
-// Verifies a 2x3 matrix repeated twice with parallelism 2: 12 units in plan order with their
-// parameters and deterministic names, all Succeeded, never more than 2 unfinished pods at once.
-TEST_F(OperatorTest, MatrixRunsWithinParallelism) {
-  startOperator();
-  json spec = scriptSpec("sleep 0.3");
-  spec["matrix"] = {{"size", {1, 2}}, {"mode", {"a", "b", "c"}}};
-  spec["repetitions"] = 2;
-  spec["parallelism"] = 2;
-  PodWatch watch(*client_, "matrix");
-  createRun("matrix", spec);
-  const json run = waitForPhase("matrix", "Succeeded");
-  EXPECT_EQ(run["status"]["trialsTotal"], 12);
-  EXPECT_EQ(run["status"]["trialsDone"], 12);
-  const json& trials = run["status"]["trials"];
-  ASSERT_EQ(trials.size(), 12u);
-
-  const std::regex unitName("matrix-t([0-9]+)-r([0-9]+)-([a-z0-9]{5})");
-  std::set<std::string> names;
-  std::set<std::string> ids;
-  for (std::size_t i = 0; i < trials.size(); ++i) {
-    const json& t = trials[i];
-    EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
-    EXPECT_EQ(t["trial"], i / 2);
-    EXPECT_EQ(t["repetition"], i % 2);
-    // Parameters in name order, the last one (size) varying fastest.
-    const json expected = {{"mode", std::string(1, static_cast<char>('a' + i / 4))},
-                           {"size", std::to_string(1 + (i / 2) % 2)}};
-    EXPECT_EQ(t["parameters"], expected) << t.dump();
-    const std::string name = t["workload"]["name"];
-    std::smatch m;
-    ASSERT_TRUE(std::regex_match(name, m, unitName)) << name;
-    EXPECT_EQ(m[1], std::to_string(i / 2));
-    EXPECT_EQ(m[2], std::to_string(i % 2));
-    ids.insert(m[3]);
-    names.insert(name);
-  }
-  EXPECT_EQ(ids.size(), 1u) << "one run id for all units";
-  EXPECT_EQ(names.size(), 12u);
-
-  EXPECT_TRUE(eventually([&] { return watch.uidsByName().size() >= names.size(); }));
-  EXPECT_TRUE(watch.intact());
-  EXPECT_EQ(watch.maxUnfinished(), 2);
-  std::set<std::string> seen;
-  for (const auto& [name, uids] : watch.uidsByName()) {
-    seen.insert(name);
-    EXPECT_EQ(uids.size(), 1u) << name << " created more than once";
-  }
-  EXPECT_EQ(seen, names);
 }
 
 }  // namespace
