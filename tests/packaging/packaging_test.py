@@ -42,7 +42,7 @@ MANIFESTS = ROOT / "manifests"
 SAMPLES = MANIFESTS / "samples"
 CPU_SAMPLE = SAMPLES / "resnet50-cpu.yaml"
 MONITORING_CRDS = HERE / "fixtures" / "prometheus-operator-crds.yaml"
-IPUJOB_CRD = ROOT / "tests" / "kubesim" / "fixtures" / "ipujob-crd.yaml"
+IPUJOB_CRD = ROOT / "sim" / "kubesim" / "fixtures" / "ipujob-crd.yaml"
 FINISHED = ("Succeeded", "Failed", "Cancelled")
 SKIPPED = 77
 
