@@ -3,9 +3,10 @@
 #
 #   docker build -t hetbench/operator:0.1.0 .
 #
-# The build stage installs what CI installs (scripts/setup) and runs scripts/build's CMake
-# commands (warnings as errors, CI's RelWithDebInfo) without the LibTorch workloads, for the two
-# programs only, which it strips. (Release's -O3 trips GCC 12's false -Wrestrict warnings in
+# The build stage installs the operator's build packages only (scripts/setup --operator-only: no
+# test tools, no LibTorch) and runs scripts/build's CMake commands (warnings as errors, CI's
+# RelWithDebInfo) without the tests, kubesim and the LibTorch workloads, for the two programs
+# only, which it strips. (Release's -O3 trips GCC 12's false -Wrestrict warnings in
 # libstdc++, fatal under -Werror.) The runtime stage holds the programs and the shared libraries
 # they load: the package list is what images/debian-runtime-packages derives from the built
 # binaries, which tests/packaging checks.
@@ -16,9 +17,10 @@ FROM debian:bookworm AS build
 WORKDIR /src
 # The packages first, so that a change of the sources does not install them again.
 COPY scripts/setup scripts/setup
-RUN scripts/setup
+RUN scripts/setup --operator-only
 COPY . .
-RUN cmake -S . -B build -G Ninja -DHETBENCH_WERROR=ON -DHETBENCH_WORKLOADS=OFF \
+RUN cmake -S . -B build -G Ninja -DHETBENCH_WERROR=ON \
+      -DHETBENCH_TESTS=OFF -DHETBENCH_KUBESIM=OFF -DHETBENCH_WORKLOADS=OFF \
  && cmake --build build --target hetbench-operator hetbench \
  && install -D -m 0755 -s -t /out/bin \
       build/operator/cmd/hetbench-operator build/operator/cmd/hetbench \

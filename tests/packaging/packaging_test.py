@@ -12,8 +12,10 @@
       Every object of manifests/samples/ passes admission (a server-side dry run), and every
       BenchmarkRun among them is accepted by the operator.
   packaging_test.py dockerfile WORK BINARY...
-      The runtime packages of Dockerfile are those that images/debian-runtime-packages derives
-      from the built binaries.
+      The build stage of Dockerfile installs the operator's build packages only (scripts/setup
+      --operator-only, no test or workload package) and configures without the tests, kubesim
+      and the workloads; its runtime packages are those that images/debian-runtime-packages
+      derives from the built binaries.
 
 WORK is a scratch directory, emptied first and left for inspection. Every process a check
 starts is stopped before it returns. Exit status: 0 passed, 1 failed, 77 skipped (kubectl or
@@ -41,8 +43,9 @@ ROOT = HERE.parent.parent
 MANIFESTS = ROOT / "manifests"
 SAMPLES = MANIFESTS / "samples"
 CPU_SAMPLE = SAMPLES / "resnet50-cpu.yaml"
+SETUP = ROOT / "scripts" / "setup"
 MONITORING_CRDS = HERE / "fixtures" / "prometheus-operator-crds.yaml"
-IPUJOB_CRD = ROOT / "tests" / "kubesim" / "fixtures" / "ipujob-crd.yaml"
+IPUJOB_CRD = ROOT / "sim" / "kubesim" / "fixtures" / "ipujob-crd.yaml"
 FINISHED = ("Succeeded", "Failed", "Cancelled")
 SKIPPED = 77
 
@@ -676,7 +679,53 @@ def dockerfile_runtime_packages(text):
     return sorted(word for word in found.group(1).split() if not word.startswith("-"))
 
 
+# Packages that only the tests and the workloads need (GoogleTest, Prometheus's promtool, clang and
+# LLVM, LibTorch and its Python, the data readers' libraries): none belongs in the operator image.
+TEST_PACKAGE = re.compile(r"gtest|gmock|^prometheus$|clang|llvm|torch|gloo|jpeg|hdf5|^python3")
+BUILD_OPTIONS = ("-DHETBENCH_TESTS=OFF", "-DHETBENCH_KUBESIM=OFF", "-DHETBENCH_WORKLOADS=OFF")
+
+
+def setup_operator_packages(text):
+    """The packages of `scripts/setup --operator-only` (its operator_packages array)."""
+    found = re.search(r"^operator_packages=\((.*?)^\)", text, flags=re.MULTILINE | re.DOTALL)
+    if not found:
+        raise Failure("scripts/setup has no operator_packages=( ... ) list")
+    lines = [line.split("#")[0] for line in found.group(1).splitlines()]
+    return sorted(word for line in lines for word in line.split())
+
+
+def check_build_stage(dockerfile, setup):
+    """The first stage of the Dockerfile runs scripts/setup --operator-only, installs nothing
+    else with apt-get, and configures CMake with BUILD_OPTIONS."""
+    stage = re.split(r"^FROM\s", dockerfile, flags=re.MULTILINE)[1].replace("\\\n", " ")
+    commands = [command.strip() for line in stage.splitlines() if line.startswith("RUN ")
+                for command in line[len("RUN "):].split("&&")]
+    problems = []
+    setups = [c for c in commands if c.startswith("scripts/setup")]
+    if not setups or any(c.split() != ["scripts/setup", "--operator-only"] for c in setups):
+        problems.append(f"the build stage runs {setups}, want scripts/setup --operator-only")
+    problems += [f"the build stage installs packages itself: {c}" for c in commands
+                 if "apt-get install" in c]
+    configures = [c for c in commands if c.startswith("cmake -S")]
+    if len(configures) != 1:
+        problems.append(f"the build stage configures {len(configures)} times, want once")
+    for option in BUILD_OPTIONS:
+        if configures and option not in configures[0].split():
+            problems.append(f"the build stage's CMake configure lacks {option}")
+    packages = setup_operator_packages(setup)
+    tests = [p for p in packages if TEST_PACKAGE.search(p)]
+    if tests:
+        problems.append(f"scripts/setup --operator-only installs test packages: {tests}")
+    if problems:
+        raise Failure("\n".join(problems))
+    return packages
+
+
 def check_dockerfile(work, binaries):
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    build_packages = check_build_stage(dockerfile, SETUP.read_text())
+    print(f"dockerfile: the build stage installs {len(build_packages)} packages, none for the "
+          "tests or the workloads, and builds without them")
     if shutil.which("dpkg") is None or shutil.which("ldd") is None:
         print("dpkg or ldd not installed: skipped")
         return SKIPPED
@@ -686,7 +735,7 @@ def check_dockerfile(work, binaries):
         raise Failure(f"images/debian-runtime-packages failed:\n{derived.stderr}")
     # tzdata is read, not linked: BenchmarkSchedules' time zones come from /usr/share/zoneinfo.
     want = sorted(derived.stdout.split() + ["tzdata"])
-    have = dockerfile_runtime_packages((ROOT / "Dockerfile").read_text())
+    have = dockerfile_runtime_packages(dockerfile)
     (work / "runtime-packages.txt").write_text("\n".join(want) + "\n")
     if have != want:
         raise Failure(f"Dockerfile installs {have}\nbut the binaries load the libraries of "
