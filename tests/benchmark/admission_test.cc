@@ -12,6 +12,7 @@
 #include "hetbench/benchmark/spec.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/kube/rest_client.h"
+#include "support/kubesim_client.h"
 #include "testing/harness.h"
 
 namespace hetbench::benchmark {
@@ -21,13 +22,8 @@ using kubesim::testing::Harness;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const kube::GroupVersionResource& kCrds = kube::resources::kCustomResourceDefinitions;
 const kube::GroupVersionResource kRuns{std::string(kGroup), std::string(kVersion),
                                        std::string(kPlural), true};
-
-json loadCrd() {
-  return kubesim::testing::readManifest(std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml");
-}
 
 json run(const std::string& name, const json& spec) {
   return {{"apiVersion", std::string(kApiVersion)},
@@ -52,26 +48,10 @@ json specWith(const json& patch) {
 class Admission : public ::testing::Test {
  protected:
   void SetUp() override {
-    kube::RestConfig config;
-    config.server = "http://127.0.0.1:" + std::to_string(h_.port());
-    kube::RestClientOptions options;
-    options.retryBase = 5ms;
-    common::Result<std::unique_ptr<kube::KubeClient>> client =
-        kube::makeRestClient(config, options, clock_);
-    ASSERT_TRUE(client.isOk()) << client.status().toString();
-    client_ = std::move(client).value();
-
-    common::Result<json> crd = client_->create(kCrds, "", loadCrd());
-    ASSERT_TRUE(crd.isOk()) << crd.status().toString();
-    ASSERT_TRUE(Harness::eventually([&] {
-      common::Result<json> got = client_->get(kCrds, "", "benchmarkruns.hetbench.io");
-      if (!got.isOk()) return false;
-      for (const json& c :
-           got->value("status", json::object()).value("conditions", json::array())) {
-        if (c.value("type", "") == "Established" && c.value("status", "") == "True") return true;
-      }
-      return false;
-    }));
+    client_ = testing_support::kubesimClient(h_, clock_);
+    ASSERT_TRUE(client_);
+    ASSERT_TRUE(testing_support::installCrd(
+        *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml", kRuns));
   }
 
   common::Result<json> create(const std::string& name, const json& spec) {

@@ -6,6 +6,7 @@
 
 #include "hetbench/kube/rest_client.h"
 #include "kubeconfig.h"
+#include "support/kubesim_client.h"
 
 namespace hetbench::controller::testing {
 namespace {
@@ -13,8 +14,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const kube::GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                                       false};
 const json::json_pointer kPhase("/status/phase");
 
 kubesim::testing::Harness::Options harnessOptions() {
@@ -123,26 +122,12 @@ void OperatorTest::SetUp() {
       kubesim::writeFileAtomically(kubeconfig_, kubesim::renderKubeconfig(kubeconfig));
   ASSERT_TRUE(written.isOk()) << written.toString();
 
-  kube::RestConfig config;
-  config.server = server;
-  kube::RestClientOptions options;
-  options.retryBase = 5ms;
-  common::Result<std::unique_ptr<kube::KubeClient>> client =
-      kube::makeRestClient(config, options, clock_);
-  ASSERT_TRUE(client.isOk()) << client.status().toString();
-  client_ = std::move(client).value();
-
-  const std::pair<std::string, kube::GroupVersionResource> crds[] = {
-      {std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml", kRuns},
-      {std::string(KUBESIM_FIXTURES_DIR) + "/ipujob-crd.yaml", kIpuJobs}};
-  for (const auto& [file, served] : crds) {
-    const json crd = kubesim::testing::readManifest(file);
-    ASSERT_TRUE(crd.is_object()) << "cannot read " << file;
-    common::Result<json> created = client_->create(kCrds, "", crd);
-    ASSERT_TRUE(created.isOk()) << file << ": " << created.status().toString();
-    ASSERT_TRUE(eventually([&, gvr = served] { return client_->list(gvr, "default", {}).isOk(); }))
-        << file << " is not served";
-  }
+  client_ = testing_support::kubesimClient(harness_, clock_);
+  ASSERT_TRUE(client_);
+  ASSERT_TRUE(testing_support::installCrd(
+      *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml", kRuns));
+  ASSERT_TRUE(testing_support::installCrd(
+      *client_, std::string(KUBESIM_FIXTURES_DIR) + "/ipujob-crd.yaml", kIpuJobs));
 }
 
 OperatorProcess& OperatorTest::startOperator(const std::vector<std::string>& extraArgs) {

@@ -22,6 +22,7 @@
 #include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/schedule/cron.h"
 #include "hetbench/schedule/slots.h"
+#include "support/kubesim_client.h"
 #include "support/temp_dir.h"
 #include "testing/harness.h"
 
@@ -32,7 +33,6 @@ using kubesim::testing::Harness;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const kube::GroupVersionResource& kCrds = kube::resources::kCustomResourceDefinitions;
 constexpr std::chrono::seconds kWait{30};
 
 bool eventually(const std::function<bool()>& condition) {
@@ -55,25 +55,13 @@ class ScheduleControllerTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    kube::RestConfig config;
-    config.server = "http://127.0.0.1:" + std::to_string(harness_.port());
-    kube::RestClientOptions options;
-    options.qps = 1000;
-    options.burst = 1000;
-    options.retryBase = 5ms;
-    client_ = kube::makeRestClient(config, options, realClock_).value();
-    operatorClient_ = kube::makeRestClient(config, options, realClock_).value();
-    for (const char* crd : {"benchmarkrun.yaml", "benchmarkschedule.yaml"}) {
-      ASSERT_TRUE(
-          client_
-              ->create(kCrds, "",
-                       kubesim::testing::readManifest(std::string(HETBENCH_CRDS_DIR) + "/" + crd))
-              .isOk());
-    }
-    ASSERT_TRUE(eventually([&] {
-      return client_->list(kBenchmarkSchedules, "default", {}).isOk() &&
-             client_->list(kBenchmarkRuns, "default", {}).isOk();
-    }));
+    client_ = testing_support::kubesimClient(harness_, realClock_);
+    operatorClient_ = testing_support::kubesimClient(harness_, realClock_);
+    ASSERT_TRUE(client_ && operatorClient_);
+    ASSERT_TRUE(testing_support::installCrd(
+        *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkrun.yaml", kBenchmarkRuns));
+    ASSERT_TRUE(testing_support::installCrd(
+        *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkschedule.yaml", kBenchmarkSchedules));
     events_ = std::make_unique<kube::KubeEventRecorder>(*operatorClient_, realClock_, random_,
                                                         "hetbench-operator");
     // Between the jumps a test makes, the FakeClock follows real time, so that the run

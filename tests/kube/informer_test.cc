@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hetbench/kube/rest_client.h"
+#include "support/kubesim_client.h"
 #include "testing/harness.h"
 
 namespace hetbench::kube {
@@ -68,12 +69,9 @@ struct Recorder {
 
 struct Fixture {
   Fixture() {
-    RestConfig config;
-    config.server = "http://127.0.0.1:" + std::to_string(harness.port());
-    RestClientOptions options;
+    RestClientOptions options = testing_support::testClientOptions();
     options.qps = 0;
-    options.retryBase = 5ms;
-    client = makeRestClient(config, options, clock).value();
+    client = testing_support::kubesimClient(harness, clock, options);
   }
   InformerOptions fast() {
     InformerOptions o;

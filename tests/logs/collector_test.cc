@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hetbench/kube/rest_client.h"
+#include "support/kubesim_client.h"
 #include "testing/harness.h"
 
 namespace hetbench::logs {
@@ -46,9 +47,7 @@ class CollectorTest : public ::testing::Test {
            ("hetbench-collector-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
-    kube::RestConfig config;
-    config.server = "http://127.0.0.1:" + std::to_string(h_.port());
-    client_ = std::move(kube::makeRestClient(config, {}, clock_)).value();
+    client_ = testing_support::kubesimClient(h_, clock_, {});
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -9,6 +9,7 @@
 #include "hetbench/common/clock.h"
 #include "hetbench/kube/rest_client.h"
 #include "hetbench/schedule/schedule_spec.h"
+#include "support/kubesim_client.h"
 #include "testing/harness.h"
 
 namespace hetbench::schedule {
@@ -16,9 +17,7 @@ namespace {
 
 using kubesim::testing::Harness;
 using nlohmann::json;
-using namespace std::chrono_literals;
 
-const kube::GroupVersionResource& kCrds = kube::resources::kCustomResourceDefinitions;
 const kube::GroupVersionResource kSchedules{"hetbench.io", "v1alpha1", "benchmarkschedules", true};
 
 json minimalSpec() {
@@ -33,19 +32,10 @@ json minimalSpec() {
 class ScheduleAdmission : public ::testing::Test {
  protected:
   void SetUp() override {
-    kube::RestConfig config;
-    config.server = "http://127.0.0.1:" + std::to_string(h_.port());
-    kube::RestClientOptions options;
-    options.retryBase = 5ms;
-    common::Result<std::unique_ptr<kube::KubeClient>> client =
-        kube::makeRestClient(config, options, clock_);
-    ASSERT_TRUE(client.isOk()) << client.status().toString();
-    client_ = std::move(client).value();
-    const json crd =
-        kubesim::testing::readManifest(std::string(HETBENCH_CRDS_DIR) + "/benchmarkschedule.yaml");
-    ASSERT_TRUE(client_->create(kCrds, "", crd).isOk());
-    ASSERT_TRUE(
-        Harness::eventually([&] { return client_->list(kSchedules, "default", {}).isOk(); }));
+    client_ = testing_support::kubesimClient(h_, clock_);
+    ASSERT_TRUE(client_);
+    ASSERT_TRUE(testing_support::installCrd(
+        *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkschedule.yaml", kSchedules));
   }
 
   common::Result<json> create(const std::string& name, const json& spec) {

@@ -4,8 +4,8 @@
 #include "hetbench/benchmark/run.h"
 #include "hetbench/benchmark/validate.h"
 #include "hetbench/common/json_fields.h"
+#include "hetbench/common/yaml.h"
 #include "hetbench/schedule/schedule_spec.h"
-#include "yaml_json.h"
 
 namespace hetbench::cli {
 namespace {
@@ -79,9 +79,10 @@ Validation validateDocument(const json& object, const std::string& defaultNamesp
 
 common::Result<std::vector<Validation>> validateManifests(std::string_view text,
                                                           const std::string& defaultNamespace) {
-  HETBENCH_ASSIGN_OR_RETURN(std::vector<json> documents, internal::yamlDocuments(text));
+  common::Result<std::vector<json>> documents = common::yamlDocuments(text);
+  if (!documents.isOk()) return common::invalidError("not YAML: " + documents.status().message());
   std::vector<Validation> out;
-  for (const json& document : documents) {
+  for (const json& document : documents.value()) {
     if (stringMember(document, "kind").ends_with("List") && member(document, "items").is_array()) {
       for (const json& item : document["items"])
         out.push_back(validateDocument(item, defaultNamespace));

@@ -1,32 +1,12 @@
 #include "cluster/config.h"
 
-#include <yaml-cpp/yaml.h>
-
+#include "hetbench/common/yaml.h"
 #include "server/quantity.h"
 
 namespace hetbench::kubesim {
 namespace {
 
 using nlohmann::json;
-
-json toJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& kv : node) out[kv.first.as<std::string>()] = toJson(kv.second);
-      return out;
-    }
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const auto& item : node) out.push_back(toJson(item));
-      return out;
-    }
-    case YAML::NodeType::Scalar:
-      return node.as<std::string>();
-    default:
-      return nullptr;
-  }
-}
 
 common::Status bad(const std::string& field, const std::string& why) {
   return common::invalidError("kubesim config: " + field + ": " + why);
@@ -54,12 +34,12 @@ ClusterConfig::Node makeNode(std::string name, json labels, json capacity) {
 }  // namespace
 
 common::Result<ClusterConfig> parseClusterConfig(const std::string& text) {
-  json root;
-  try {
-    root = toJson(YAML::Load(text));
-  } catch (const YAML::Exception& e) {
-    return common::invalidError(std::string("kubesim config: ") + e.what());
-  }
+  // Its values are read as strings: quantities and labels are checked below.
+  common::Result<std::vector<json>> documents =
+      common::yamlDocuments(text, common::YamlScalars::kStrings);
+  if (!documents.isOk())
+    return common::invalidError("kubesim config: " + documents.status().message());
+  const json root = documents.value().empty() ? json() : documents.value().front();
   if (!root.is_object()) return bad("(root)", "must be a map");
   ClusterConfig config;
   for (const auto& [key, value] : root.items()) {

@@ -1,48 +1,17 @@
 #include "testing/harness.h"
 
 #include <stdlib.h>
-#include <yaml-cpp/yaml.h>
 
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "hetbench/common/yaml.h"
+
 namespace hetbench::kubesim::testing {
 
 using nlohmann::json;
-
-namespace {
-
-json yamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& kv : node) out[kv.first.as<std::string>()] = yamlToJson(kv.second);
-      return out;
-    }
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const auto& item : node) out.push_back(yamlToJson(item));
-      return out;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& s = node.Scalar();
-      if (node.Tag() != "?") return s;  // quoted, or tagged explicitly
-      if (s == "true" || s == "false") return s == "true";
-      if (s == "null" || s == "~" || s.empty()) return nullptr;
-      std::int64_t n = 0;
-      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-      if (ec == std::errc() && end == s.data() + s.size()) return n;
-      return s;
-    }
-    default:
-      return nullptr;
-  }
-}
-
-}  // namespace
 
 Harness::Harness() : Harness(Options{}) {}
 
@@ -187,11 +156,9 @@ json readManifest(const std::string& path) {
   if (!in) return nullptr;
   std::stringstream text;
   text << in.rdbuf();
-  try {
-    return yamlToJson(YAML::Load(text.str()));
-  } catch (const YAML::Exception&) {
-    return nullptr;
-  }
+  common::Result<std::vector<json>> documents = common::yamlDocuments(text.str());
+  if (!documents.isOk() || documents.value().empty()) return nullptr;
+  return documents.value().front();
 }
 
 }  // namespace hetbench::kubesim::testing
