@@ -64,7 +64,7 @@ void timeDecode(const char* name, const std::vector<std::string>& jpegs, bool tr
 
 void timeLoader(const fs::path& root, int threads, int64_t batch, int64_t epochs) {
   data::LoaderOptions o;
-  o.model = "resnet50";
+  o.model = hetbench::models::ModelKind::kResnet50;
   o.path = root;
   o.train = true;
   o.batchSize = batch;

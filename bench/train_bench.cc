@@ -152,13 +152,13 @@ int main(int argc, char** argv) {
       static_cast<long long>(s.warmup), static_cast<long long>(s.steps),
       s.glibcDefaults ? "glibc's malloc defaults" : "train::keepFreedMemory()");
   train::TrainOptions options;
-  options.model = "resnet50";
+  options.model = models::ModelKind::kResnet50;
   const train::Hyperparameters hyper = train::resolveHyperparameters(options, s.batch);
 
   torch::set_num_threads(static_cast<int>(s.threads));
   torch::manual_seed(0);
-  const auto model =
-      models::makeModel("resnet50", models::ModelOptions().sampleSize({s.imageSize}));
+  const auto model = models::makeModel(models::ModelKind::kResnet50,
+                                       models::ModelOptions().sampleSize({s.imageSize}));
   train::SingleProcess single;
   train::TrainerConfig config;
   config.hyper = hyper;

@@ -24,8 +24,9 @@ using fixtures::Hdf5Writer;
 using fixtures::npyFile;
 using fixtures::TempDir;
 using fixtures::writeFlatJpeg;
+using models::ModelKind;
 
-LoaderOptions options(const std::string& model, const std::string& path, bool train,
+LoaderOptions options(ModelKind model, const std::string& path, bool train,
                       std::vector<int64_t> size, int64_t batch) {
   LoaderOptions o;
   o.model = model;
@@ -101,7 +102,7 @@ TEST(Loader, ImageNetClassesAreSortedFolders) {
     }
   }
   dir.write("val/mango/notes.txt", "not an image");
-  const auto loader = openLoader(options("resnet50", dir.path(), false, {16}, 6));
+  const auto loader = openLoader(options(ModelKind::kResnet50, dir.path(), false, {16}, 6));
   ASSERT_EQ(loader->batchesPerEpoch(), 1);
   const auto batches = epoch(*loader, 0);
   ASSERT_EQ(batches.size(), 1U);
@@ -125,7 +126,7 @@ TEST(Loader, ShardsOfAllRanksAreDisjointAndCoverTheEpoch) {
   for (const bool train : {true, false}) {
     std::multiset<int64_t> seen;
     for (int64_t rank = 0; rank < 3; ++rank) {
-      LoaderOptions o = options("cosmoflow", dir.path(), train, {2}, 1);
+      LoaderOptions o = options(ModelKind::kCosmoflow, dir.path(), train, {2}, 1);
       o.rank = rank;
       o.worldSize = 3;
       const auto loader = openLoader(o);
@@ -149,7 +150,7 @@ TEST(Loader, ShardsOfAllRanksAreDisjointAndCoverTheEpoch) {
 TEST(Loader, SameSeedSameBatchesOtherEpochOtherOrder) {
   TempDir dir("seed");
   writeImages(dir);
-  LoaderOptions o = options("resnet50", dir.path(), true, {16}, 4);
+  LoaderOptions o = options(ModelKind::kResnet50, dir.path(), true, {16}, 4);
   o.seed = 7;
   const auto a = openLoader(o);
   const auto b = openLoader(o);
@@ -170,7 +171,7 @@ TEST(Loader, SameSeedSameBatchesOtherEpochOtherOrder) {
 TEST(Loader, ResultsDoNotDependOnThreads) {
   TempDir dir("threads");
   writeImages(dir);
-  LoaderOptions o = options("resnet50", dir.path(), true, {16}, 3);
+  LoaderOptions o = options(ModelKind::kResnet50, dir.path(), true, {16}, 3);
   o.threads = 1;
   o.prefetch = 1;
   const auto reference = epoch(*openLoader(o), 4);
@@ -188,13 +189,13 @@ TEST(Loader, ResultsDoNotDependOnThreads) {
 TEST(Loader, BatchesPerEpoch) {
   TempDir dir("batches");
   writeNumberedCosmoflow(dir, 10);
-  const auto train = openLoader(options("cosmoflow", dir.path(), true, {2}, 4));
+  const auto train = openLoader(options(ModelKind::kCosmoflow, dir.path(), true, {2}, 4));
   EXPECT_EQ(train->batchesPerEpoch(), 2);
   const auto trainBatches = epoch(*train, 0);
   ASSERT_EQ(trainBatches.size(), 2U);
   EXPECT_EQ(trainBatches[1].input.size(0), 4);
   EXPECT_FALSE(train->next().has_value());
-  const auto validation = openLoader(options("cosmoflow", dir.path(), false, {2}, 4));
+  const auto validation = openLoader(options(ModelKind::kCosmoflow, dir.path(), false, {2}, 4));
   EXPECT_EQ(validation->batchesPerEpoch(), 3);
   const auto validationBatches = epoch(*validation, 0);
   ASSERT_EQ(validationBatches.size(), 3U);
@@ -223,8 +224,10 @@ TEST(Loader, CosmoflowHdf5AndNpyGiveTheSameTensors) {
     npy.write("validation/univ" + std::to_string(i) + "_data.npy", npyFile("<i2", {6, 6, 6, 4}, x));
     npy.write("validation/univ" + std::to_string(i) + "_label.npy", npyFile("<f4", {4}, y));
   }
-  const auto fromHdf5 = epoch(*openLoader(options("cosmoflow", hdf5.path(), false, {4}, 2)), 0);
-  const auto fromNpy = epoch(*openLoader(options("cosmoflow", npy.path(), false, {4}, 2)), 0);
+  const auto fromHdf5 =
+      epoch(*openLoader(options(ModelKind::kCosmoflow, hdf5.path(), false, {4}, 2)), 0);
+  const auto fromNpy =
+      epoch(*openLoader(options(ModelKind::kCosmoflow, npy.path(), false, {4}, 2)), 0);
   expectSameBatches(fromHdf5, fromNpy);
   ASSERT_EQ(fromHdf5.size(), 1U);
   const models::Batch& b = fromHdf5[0];
@@ -251,7 +254,7 @@ TEST(Loader, CosmoflowRefusesSamplesLargerThanTheFile) {
   Hdf5Writer(dir.file("train/u.h5"))
       .write("x", {6, 6, 6, 4}, universe(6, 0))
       .write("y", {4}, std::vector<float>(4, 0));
-  const auto loader = openLoader(options("cosmoflow", dir.path(), true, {8}, 1));
+  const auto loader = openLoader(options(ModelKind::kCosmoflow, dir.path(), true, {8}, 1));
   loader->startEpoch(0);
   const std::string message = errorOf([&] { loader->next(); });
   EXPECT_NE(message.find(dir.file("train/u.h5")), std::string::npos) << message;
@@ -286,7 +289,8 @@ void writeDeepcam(const TempDir& dir, int count, int h, int w, int badLabel = -1
 TEST(Loader, DeepcamNormalisesWithItsStatistics) {
   TempDir dir("deepcam");
   writeDeepcam(dir, 2, 6, 10);
-  const auto batches = epoch(*openLoader(options("deepcam", dir.path(), false, {4, 8}, 2)), 0);
+  const auto batches =
+      epoch(*openLoader(options(ModelKind::kDeepcam, dir.path(), false, {4, 8}, 2)), 0);
   ASSERT_EQ(batches.size(), 1U);
   const models::Batch& b = batches[0];
   EXPECT_EQ(b.input.sizes(), (std::vector<int64_t>{2, 16, 4, 8}));
@@ -311,7 +315,7 @@ TEST(Loader, DeepcamNormalisesWithItsStatistics) {
 TEST(Loader, DeepcamRefusesUnknownLabels) {
   TempDir dir("deepcam_bad");
   writeDeepcam(dir, 1, 4, 4, 7);
-  const auto loader = openLoader(options("deepcam", dir.path(), false, {4, 4}, 1));
+  const auto loader = openLoader(options(ModelKind::kDeepcam, dir.path(), false, {4, 4}, 1));
   loader->startEpoch(0);
   const std::string message = errorOf([&] { loader->next(); });
   EXPECT_NE(message.find(dir.file("validation/data-0.h5")), std::string::npos) << message;
@@ -324,7 +328,7 @@ TEST(Loader, FileErrorsNameTheFile) {
   TempDir images("bad_images");
   writeFlatJpeg(images, "val/a/1.jpg", 20, 20, 10, 20, 30);
   images.write("val/b/2.jpg", "this is no JPEG");
-  const auto imageLoader = openLoader(options("resnet50", images.path(), false, {16}, 1));
+  const auto imageLoader = openLoader(options(ModelKind::kResnet50, images.path(), false, {16}, 1));
   imageLoader->startEpoch(0);
   EXPECT_TRUE(imageLoader->next().has_value());
   EXPECT_NE(errorOf([&] { imageLoader->next(); }).find(images.file("val/b/2.jpg")),
@@ -338,7 +342,7 @@ TEST(Loader, FileErrorsNameTheFile) {
       .write("y", {4}, std::vector<float>(4, 0));
   std::filesystem::resize_file(cosmo.file("validation/b.h5"),
                                std::filesystem::file_size(cosmo.file("validation/b.h5")) / 2);
-  const auto cosmoLoader = openLoader(options("cosmoflow", cosmo.path(), false, {2}, 1));
+  const auto cosmoLoader = openLoader(options(ModelKind::kCosmoflow, cosmo.path(), false, {2}, 1));
   cosmoLoader->startEpoch(0);
   const std::string missing = errorOf([&] { cosmoLoader->next(); });
   EXPECT_NE(missing.find(cosmo.file("validation/a.h5")), std::string::npos) << missing;
@@ -353,34 +357,35 @@ TEST(Loader, FileErrorsNameTheFile) {
 TEST(Loader, DatasetErrorsNameThePath) {
   TempDir dir("bad_dataset");
   EXPECT_NE(errorOf([&] {
-              openLoader(options("resnet50", dir.path(), true, {16}, 1));
+              openLoader(options(ModelKind::kResnet50, dir.path(), true, {16}, 1));
             }).find(dir.file("train")),
             std::string::npos);
   std::filesystem::create_directories(dir.file("train/empty"));
   EXPECT_NE(errorOf([&] {
-              openLoader(options("resnet50", dir.path(), true, {16}, 1));
+              openLoader(options(ModelKind::kResnet50, dir.path(), true, {16}, 1));
             }).find(dir.file("train/empty")),
             std::string::npos);
   std::filesystem::create_directories(dir.file("validation"));
   dir.write("validation/x.h5", "");
   EXPECT_NE(errorOf([&] {
-              openLoader(options("deepcam", dir.path(), false, {16}, 1));
+              openLoader(options(ModelKind::kDeepcam, dir.path(), false, {16}, 1));
             }).find(dir.file("stats.h5")),
             std::string::npos);
   TempDir few("few");
   writeNumberedCosmoflow(few, 3);
   EXPECT_NE(errorOf([&] {
-              openLoader(options("cosmoflow", few.path(), true, {2}, 4));
+              openLoader(options(ModelKind::kCosmoflow, few.path(), true, {2}, 4));
             }).find("no whole batch"),
             std::string::npos);
 }
 
-// Verifies that bad options are refused with std::invalid_argument.
+// Verifies that bad options are refused with std::invalid_argument, a sample size the format
+// cannot take with a message naming the model.
 TEST(Loader, RefusesBadOptions) {
   TempDir dir("options");
   writeNumberedCosmoflow(dir, 4);
   const auto refused = [&](auto change) {
-    LoaderOptions o = options("cosmoflow", dir.path(), true, {2}, 1);
+    LoaderOptions o = options(ModelKind::kCosmoflow, dir.path(), true, {2}, 1);
     change(o);
     EXPECT_THROW(openLoader(o), std::invalid_argument);
   };
@@ -391,11 +396,22 @@ TEST(Loader, RefusesBadOptions) {
     o.rank = 2;
     o.worldSize = 2;
   });
-  refused([](LoaderOptions& o) { o.model = "bert"; });
   refused([](LoaderOptions& o) { o.sampleSize = {2, 2}; });
   refused([](LoaderOptions& o) { o.sampleSize = {0}; });
   if (!torch::cuda::is_available()) refused([](LoaderOptions& o) { o.pinMemory = true; });
-  const auto loader = openLoader(options("cosmoflow", dir.path(), true, {2}, 1));
+  const auto sizeError = [&](ModelKind model, std::vector<int64_t> size) {
+    try {
+      openLoader(options(model, dir.path(), true, std::move(size), 1));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(sizeError(ModelKind::kCosmoflow, {2, 2}),
+            "cosmoflow data takes a sample size of one positive side, not 2x2");
+  EXPECT_EQ(sizeError(ModelKind::kDeepcam, {4, 0}),
+            "deepcam data takes a sample size of one or two positive sides, not 4x0");
+  const auto loader = openLoader(options(ModelKind::kCosmoflow, dir.path(), true, {2}, 1));
   EXPECT_THROW(loader->next(), std::logic_error);
 }
 
@@ -404,7 +420,7 @@ TEST(Loader, RefusesBadOptions) {
 TEST(Loader, RestartsAndStopsWithAnUndrainedQueue) {
   TempDir dir("undrained");
   writeImages(dir);
-  LoaderOptions o = options("resnet50", dir.path(), true, {16}, 1);
+  LoaderOptions o = options(ModelKind::kResnet50, dir.path(), true, {16}, 1);
   o.threads = 3;
   o.prefetch = 3;
   auto loader = openLoader(o);

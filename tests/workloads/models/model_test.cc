@@ -20,46 +20,56 @@ using testing_support::TempDir;
 
 // Verifies that the factory builds each workload with the benchmark's sample shape by default.
 TEST(MakeModel, BuildsTheThreeWorkloads) {
-  EXPECT_EQ(modelNames(), (std::vector<std::string>{"resnet50", "cosmoflow", "deepcam"}));
   const std::vector<std::vector<int64_t>> shapes = {
       {3, 224, 224}, {4, 128, 128, 128}, {16, 768, 1152}};
+  ASSERT_EQ(allModels().size(), shapes.size());
   for (size_t i = 0; i < shapes.size(); ++i) {
-    const auto model = makeModel(modelNames()[i]);
-    EXPECT_EQ(model->name(), modelNames()[i]);
-    EXPECT_EQ(model->sampleShape(), shapes[i]) << model->name();
+    const auto model = makeModel(allModels()[i].kind);
+    EXPECT_EQ(model->kind(), allModels()[i].kind);
+    EXPECT_EQ(model->sampleShape(), shapes[i]) << allModels()[i].name;
   }
 }
 
 // Verifies the sample sizes each model takes, and that others are refused with a message.
 TEST(MakeModel, TakesSampleSizesTheModelsCanUse) {
-  EXPECT_EQ(makeModel("resnet50", ModelOptions().sampleSize({64}))->sampleShape(),
+  EXPECT_EQ(makeModel(ModelKind::kResnet50, ModelOptions().sampleSize({64}))->sampleShape(),
             (std::vector<int64_t>{3, 64, 64}));
-  EXPECT_EQ(makeModel("cosmoflow", ModelOptions().sampleSize({32}))->sampleShape(),
+  EXPECT_EQ(makeModel(ModelKind::kCosmoflow, ModelOptions().sampleSize({32}))->sampleShape(),
             (std::vector<int64_t>{4, 32, 32, 32}));
-  EXPECT_EQ(makeModel("deepcam", ModelOptions().sampleSize({96, 144}))->sampleShape(),
+  EXPECT_EQ(makeModel(ModelKind::kDeepcam, ModelOptions().sampleSize({96, 144}))->sampleShape(),
             (std::vector<int64_t>{16, 96, 144}));
-  EXPECT_THROW(makeModel("vgg16"), std::invalid_argument);
-  EXPECT_THROW(makeModel("cosmoflow", ModelOptions().sampleSize({48})), std::invalid_argument);
-  EXPECT_THROW(makeModel("cosmoflow", ModelOptions().sampleSize({32, 32})), std::invalid_argument);
-  EXPECT_THROW(makeModel("deepcam", ModelOptions().sampleSize({100, 144})), std::invalid_argument);
-  EXPECT_THROW(makeModel("resnet50", ModelOptions().sampleSize({1, 2, 3})), std::invalid_argument);
+  EXPECT_THROW(makeModel(ModelKind::kCosmoflow, ModelOptions().sampleSize({48})),
+               std::invalid_argument);
+  EXPECT_THROW(makeModel(ModelKind::kCosmoflow, ModelOptions().sampleSize({32, 32})),
+               std::invalid_argument);
+  EXPECT_THROW(makeModel(ModelKind::kDeepcam, ModelOptions().sampleSize({100, 144})),
+               std::invalid_argument);
+  EXPECT_THROW(makeModel(ModelKind::kResnet50, ModelOptions().sampleSize({1, 2, 3})),
+               std::invalid_argument);
   try {
-    makeModel("deepcam", ModelOptions().sampleSize({100, 144}));
+    makeModel(ModelKind::kDeepcam, ModelOptions().sampleSize({100, 144}));
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "deepcam takes a sample size of one or two sides, each a positive multiple of "
                  "16, not 100x144");
   }
+  try {
+    makeModel(ModelKind::kCosmoflow, ModelOptions().sampleSize({48}));
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "cosmoflow takes a sample size of one side, a positive multiple of 32, "
+                 "not 48");
+  }
 }
 
 struct TrainingCase {
-  std::string model;
+  ModelKind model;
   std::vector<int64_t> sampleSize;
   int64_t batch;
   double learningRate;
 };
 
-void PrintTo(const TrainingCase& c, std::ostream* os) { *os << c.model; }
+void PrintTo(const TrainingCase& c, std::ostream* os) { *os << descriptor(c.model).name; }
 
 class Training : public ::testing::TestWithParam<TrainingCase> {};
 
@@ -93,10 +103,10 @@ TEST_P(Training, LossFallsOnAFixedBatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Training,
-                         ::testing::Values(TrainingCase{"resnet50", {64}, 4, 0.001},
-                                           TrainingCase{"cosmoflow", {32}, 4, 0.01},
-                                           TrainingCase{"deepcam", {32, 48}, 2, 0.01}),
-                         [](const auto& test) { return test.param.model; });
+                         ::testing::Values(TrainingCase{ModelKind::kResnet50, {64}, 4, 0.001},
+                                           TrainingCase{ModelKind::kCosmoflow, {32}, 4, 0.01},
+                                           TrainingCase{ModelKind::kDeepcam, {32, 48}, 2, 0.01}),
+                         [](const auto& test) { return descriptor(test.param.model).name; });
 
 // Verifies the channels-last helpers: layouts of 4-d and 5-d tensors, and a converted module
 // that computes what it computed before.
@@ -107,11 +117,11 @@ TEST(ChannelsLast, ConvertsTensorsAndModules) {
                   .is_contiguous(torch::MemoryFormat::ChannelsLast3d));
   EXPECT_TRUE(toChannelsLast(torch::randn({2, 3})).is_contiguous());
 
-  for (const auto& [name, size] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
-           {"resnet50", {64}}, {"cosmoflow", {32}}}) {
-    SCOPED_TRACE(name);
+  for (const auto& [kind, size] : std::vector<std::pair<ModelKind, std::vector<int64_t>>>{
+           {ModelKind::kResnet50, {64}}, {ModelKind::kCosmoflow, {32}}}) {
+    SCOPED_TRACE(descriptor(kind).name);
     torch::manual_seed(0);
-    const auto model = makeModel(name, ModelOptions().sampleSize(size));
+    const auto model = makeModel(kind, ModelOptions().sampleSize(size));
     model->module().eval();
     const auto input = model->randomBatch(2).input;
     torch::NoGradGuard noGrad;

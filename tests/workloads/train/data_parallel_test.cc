@@ -37,12 +37,13 @@ using hetbench::testing_support::TempDir;
 using Operation = FakeCommunicator::Operation;
 
 // Verifies the reference table: ResNet-50 broadcasts its BatchNorm buffers as DDP does,
-// DeepCAM averages them after each epoch, CosmoFlow has none; another name is refused.
+// DeepCAM averages them after each epoch, CosmoFlow has none.
 TEST(DataParallel, KeepsBuffersAsEachReference) {
-  EXPECT_EQ(referenceBufferSync("resnet50"), BufferSync::kBroadcastEachStep);
-  EXPECT_EQ(referenceBufferSync("deepcam"), BufferSync::kAverageEachEpoch);
-  EXPECT_EQ(referenceBufferSync("cosmoflow"), BufferSync::kNone);
-  EXPECT_THROW(referenceBufferSync("bert"), std::invalid_argument);
+  EXPECT_EQ(models::descriptor(models::ModelKind::kResnet50).bufferSync,
+            BufferSync::kBroadcastEachStep);
+  EXPECT_EQ(models::descriptor(models::ModelKind::kDeepcam).bufferSync,
+            BufferSync::kAverageEachEpoch);
+  EXPECT_EQ(models::descriptor(models::ModelKind::kCosmoflow).bufferSync, BufferSync::kNone);
 }
 
 // Verifies the all-gather of the epoch figures: this rank's row comes back whole, energy and
@@ -160,7 +161,7 @@ torch::Tensor read(torch::serialize::InputArchive& archive, const std::string& k
   return tensor;
 }
 
-class TwoRanks : public ::testing::TestWithParam<std::string> {};
+class TwoRanks : public ::testing::TestWithParam<models::ModelKind> {};
 
 // Verifies DataParallel in the Trainer between real processes: two train_rank processes start
 // from different weights, each trains two SGD steps on its half of a batch, and they end with
@@ -169,14 +170,15 @@ class TwoRanks : public ::testing::TestWithParam<std::string> {};
 // each other's epoch figures. CosmoFlow without dropout has nothing that couples the samples,
 // so both ranks must also equal one process trained on the whole batch.
 TEST_P(TwoRanks, TrainInStep) {
-  const std::string model = GetParam();
+  const models::ModelKind model = GetParam();
   const TempDir dir("data_parallel");
   const uint16_t port = freePort();
   std::vector<std::unique_ptr<ChildProcess>> ranks;
   for (int rank = 0; rank < 2; ++rank) {
     const std::string name = "rank" + std::to_string(rank);
     ranks.push_back(std::make_unique<ChildProcess>(
-        HETBENCH_TRAIN_RANK, std::vector<std::string>{model, dir.file(name + ".pt")},
+        HETBENCH_TRAIN_RANK,
+        std::vector<std::string>{models::descriptor(model).name, dir.file(name + ".pt")},
         rankEnvironment(rank, port), dir.file(name + ".log")));
   }
   expectBothExitZero(ranks, std::chrono::seconds(240));
@@ -188,7 +190,7 @@ TEST_P(TwoRanks, TrainInStep) {
   torch::set_num_threads(1);
   const auto initial = testing::parallelModel(model, testing::kModelSeed);
   std::unique_ptr<models::Model> alone;
-  if (model == "cosmoflow") {
+  if (model == models::ModelKind::kCosmoflow) {
     alone = testing::parallelModel(model, testing::kModelSeed);
     SingleProcess single;
     testing::trainSteps(*alone, testing::wholeBatch(*alone), single);
@@ -231,9 +233,12 @@ TEST_P(TwoRanks, TrainInStep) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TwoRanks, ::testing::Values("cosmoflow", "resnet50", "deepcam"),
-                         [](const ::testing::TestParamInfo<std::string>& param) {
-                           return param.param;
+INSTANTIATE_TEST_SUITE_P(Models, TwoRanks,
+                         ::testing::Values(models::ModelKind::kCosmoflow,
+                                           models::ModelKind::kResnet50,
+                                           models::ModelKind::kDeepcam),
+                         [](const ::testing::TestParamInfo<models::ModelKind>& param) {
+                           return models::descriptor(param.param).name;
                          });
 
 /// A CosmoFlow dataset of .npy pairs: `count` samples of 32^3 x 4 particle counts in `split`.

@@ -9,6 +9,8 @@
 namespace hetbench::train {
 namespace {
 
+using models::ModelKind;
+
 std::vector<std::string> withBase(std::vector<std::string> extra) {
   std::vector<std::string> args = {"--model", "resnet50",          "--batch-size",
                                    "8",       "--steps-per-epoch", "3"};
@@ -54,7 +56,7 @@ TEST(TrainOptions, ParsesEveryFlag) {
                                             "4"});
   ASSERT_TRUE(parsed.options.has_value()) << parsed.error;
   const TrainOptions& o = *parsed.options;
-  EXPECT_EQ(o.model, "deepcam");
+  EXPECT_EQ(o.model, ModelKind::kDeepcam);
   EXPECT_FALSE(o.batchSize.has_value());
   EXPECT_EQ(o.batchSizePerRank, 2);
   EXPECT_EQ(o.epochs, 5);
@@ -162,7 +164,7 @@ TEST(TrainOptions, RefusesWithAMessage) {
   }
 }
 
-// Verifies that --help wins wherever it appears and that the usage names every flag.
+// Verifies that --help wins wherever it appears and that the usage names every flag and model.
 TEST(TrainOptions, HelpListsTheFlags) {
   EXPECT_TRUE(parseTrainArgs({"--epochs", "2", "--help"}).help);
   EXPECT_TRUE(parseTrainArgs({"-h"}).help);
@@ -193,6 +195,9 @@ TEST(TrainOptions, HelpListsTheFlags) {
                            "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
+  EXPECT_NE(usage.find("the benchmark: resnet50, cosmoflow or deepcam (required)"),
+            std::string::npos)
+      << usage;
 }
 
 // Verifies the global and per-rank batch sizes for several world sizes, and that a global batch
@@ -219,7 +224,7 @@ TEST(TrainOptions, ResolvesBatchSizesForAWorld) {
 // Verifies each model's reference optimizer and learning-rate scaling, and the overrides.
 TEST(TrainOptions, ResolvesTheReferenceHyperparameters) {
   struct Case {
-    std::string model;
+    ModelKind model;
     std::optional<OptimizerKind> optimizer;
     int64_t globalBatch;
     OptimizerKind wantOptimizer;
@@ -229,27 +234,28 @@ TEST(TrainOptions, ResolvesTheReferenceHyperparameters) {
     double wantEps;
   };
   const std::vector<Case> cases = {
-      {"resnet50", {}, 256, OptimizerKind::kSgd, 0.1, 0.9, 1e-4, 1e-8},
-      {"resnet50", {}, 1024, OptimizerKind::kSgd, 0.4, 0.9, 1e-4, 1e-8},
-      {"cosmoflow", {}, 64, OptimizerKind::kSgd, 0.001, 0.9, 0, 1e-8},
-      {"cosmoflow", {}, 512, OptimizerKind::kSgd, 0.008, 0.9, 0, 1e-8},
-      {"deepcam", {}, 2048, OptimizerKind::kAdam, 1e-3, 0, 1e-6, 1e-6},
-      {"deepcam", OptimizerKind::kSgd, 8, OptimizerKind::kSgd, 1e-3, 0.9, 1e-6, 1e-6},
-      {"resnet50", OptimizerKind::kAdamW, 256, OptimizerKind::kAdamW, 0.1, 0, 1e-4, 1e-8},
+      {ModelKind::kResnet50, {}, 256, OptimizerKind::kSgd, 0.1, 0.9, 1e-4, 1e-8},
+      {ModelKind::kResnet50, {}, 1024, OptimizerKind::kSgd, 0.4, 0.9, 1e-4, 1e-8},
+      {ModelKind::kCosmoflow, {}, 64, OptimizerKind::kSgd, 0.001, 0.9, 0, 1e-8},
+      {ModelKind::kCosmoflow, {}, 512, OptimizerKind::kSgd, 0.008, 0.9, 0, 1e-8},
+      {ModelKind::kDeepcam, {}, 2048, OptimizerKind::kAdam, 1e-3, 0, 1e-6, 1e-6},
+      {ModelKind::kDeepcam, OptimizerKind::kSgd, 8, OptimizerKind::kSgd, 1e-3, 0.9, 1e-6, 1e-6},
+      {ModelKind::kResnet50, OptimizerKind::kAdamW, 256, OptimizerKind::kAdamW, 0.1, 0, 1e-4, 1e-8},
   };
   for (const Case& c : cases) {
     TrainOptions options;
     options.model = c.model;
     options.optimizer = c.optimizer;
+    SCOPED_TRACE(models::descriptor(c.model).name);
     const Hyperparameters h = resolveHyperparameters(options, c.globalBatch);
-    EXPECT_EQ(h.optimizer, c.wantOptimizer) << c.model;
-    EXPECT_DOUBLE_EQ(h.lr, c.wantLr) << c.model;
-    EXPECT_DOUBLE_EQ(h.momentum, c.wantMomentum) << c.model;
-    EXPECT_DOUBLE_EQ(h.weightDecay, c.wantWeightDecay) << c.model;
-    EXPECT_DOUBLE_EQ(h.eps, c.wantEps) << c.model;
+    EXPECT_EQ(h.optimizer, c.wantOptimizer);
+    EXPECT_DOUBLE_EQ(h.lr, c.wantLr);
+    EXPECT_DOUBLE_EQ(h.momentum, c.wantMomentum);
+    EXPECT_DOUBLE_EQ(h.weightDecay, c.wantWeightDecay);
+    EXPECT_DOUBLE_EQ(h.eps, c.wantEps);
   }
   TrainOptions tuned;
-  tuned.model = "resnet50";
+  tuned.model = ModelKind::kResnet50;
   tuned.lr = 0.5;
   tuned.momentum = 0.8;
   tuned.weightDecay = 0;

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "hetbench/train/trainer.h"
@@ -22,7 +21,7 @@ class DeterministicCosmoFlow final : public models::Model {
  public:
   DeterministicCosmoFlow() : net_(models::CosmoFlowOptions().inputSize(kSide).dropout(0.0)) {}
 
-  const std::string& name() const override { return name_; }
+  models::ModelKind kind() const override { return models::ModelKind::kCosmoflow; }
   torch::nn::Module& module() override { return *net_; }
   torch::Tensor forward(const torch::Tensor& input) override { return net_(input); }
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) override {
@@ -35,19 +34,19 @@ class DeterministicCosmoFlow final : public models::Model {
 
  private:
   static constexpr int64_t kSide = 32;
-  std::string name_ = "cosmoflow";
   models::CosmoFlow net_;
 };
 
 /// The model of a test case at a reduced size, its weights drawn from `seed`.
-inline std::unique_ptr<models::Model> parallelModel(const std::string& name, uint64_t seed) {
+inline std::unique_ptr<models::Model> parallelModel(models::ModelKind kind, uint64_t seed) {
   torch::manual_seed(seed);
-  if (name == "cosmoflow") {
+  if (kind == models::ModelKind::kCosmoflow) {
     return std::make_unique<DeterministicCosmoFlow>();
   }
-  return models::makeModel(
-      name, models::ModelOptions().sampleSize(name == "deepcam" ? std::vector<int64_t>{32, 48}
-                                                                : std::vector<int64_t>{32}));
+  return models::makeModel(kind,
+                           models::ModelOptions().sampleSize(kind == models::ModelKind::kDeepcam
+                                                                 ? std::vector<int64_t>{32, 48}
+                                                                 : std::vector<int64_t>{32}));
 }
 
 constexpr uint64_t kModelSeed = 100;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@
 namespace hetbench::train::testing {
 namespace {
 
-int run(const std::string& name, const std::string& output) {
+int run(models::ModelKind kind, const std::string& output) {
   torch::set_num_threads(1);
   const distributed::World world = distributed::worldFromEnvironment(std::getenv);
   distributed::ConnectOptions options;
@@ -30,9 +31,9 @@ int run(const std::string& name, const std::string& output) {
   const auto comm = distributed::connect(world, options);
 
   // Each rank starts from other weights: DataParallel must give it rank 0's.
-  const auto model = parallelModel(name, kModelSeed + static_cast<uint64_t>(world.rank));
+  const auto model = parallelModel(kind, kModelSeed + static_cast<uint64_t>(world.rank));
   DataParallelOptions parallel;
-  parallel.buffers = referenceBufferSync(name);
+  parallel.buffers = models::descriptor(kind).bufferSync;
   // Small buckets, so that a step goes through several.
   parallel.reducer.bucketCapBytes(1 << 20).firstBucketCapBytes(1 << 16);
   DataParallel ranks(*comm, parallel);
@@ -73,8 +74,13 @@ int main(int argc, char** argv) {
     std::cerr << "usage: train_rank MODEL OUTPUT (world from WORLD_SIZE, RANK, MASTER_ADDR, ...)\n";
     return 2;
   }
+  const std::optional<hetbench::models::ModelKind> kind = hetbench::models::modelNamed(argv[1]);
+  if (!kind) {
+    std::cerr << "train_rank: no model " << argv[1] << "\n";
+    return 2;
+  }
   try {
-    return hetbench::train::testing::run(argv[1], argv[2]);
+    return hetbench::train::testing::run(*kind, argv[2]);
   } catch (const c10::Error& e) {
     std::cerr << "train_rank: " << e.what_without_backtrace() << "\n";
   } catch (const std::exception& e) {

@@ -17,8 +17,7 @@ using testing_support::readMlperf;
 
 RunDescription cpuRun() {
   RunDescription run;
-  run.benchmark = "resnet50";
-  run.model = modelName("resnet50");
+  run.benchmark = models::ModelKind::kResnet50;
   run.worldSize = 1;
   run.rank = 0;
   run.globalBatchSize = 8;
@@ -135,6 +134,39 @@ TEST(Reporter, WritesMllogLinesTheOperatorReads) {
   EXPECT_TRUE(readHetbench(log).errors.empty());
 }
 
+// Verifies that each run is reported under its benchmark's names: run_start's benchmark and
+// model, MLLOG's submission_benchmark, and cosmoflow's mean absolute error as eval_mae (MLLOG's
+// eval_error) where the others report eval_accuracy.
+TEST(Reporter, NamesEachBenchmarksRunAndMetric) {
+  struct Case {
+    models::ModelKind benchmark;
+    std::string name;
+    std::string model;
+    std::string field;
+    std::string mllogKey;
+  };
+  const std::vector<Case> cases = {
+      {models::ModelKind::kResnet50, "resnet50", "resnet50-v1.5", "eval_accuracy", "eval_accuracy"},
+      {models::ModelKind::kCosmoflow, "cosmoflow", "cosmoflow", "eval_mae", "eval_error"},
+      {models::ModelKind::kDeepcam, "deepcam", "deepcam-deeplabv3plus", "eval_accuracy",
+       "eval_accuracy"},
+  };
+  for (const Case& c : cases) {
+    Reported reported(0, true);
+    RunDescription run = cpuRun();
+    run.benchmark = c.benchmark;
+    reportRun(reported.reporter, run);
+    const std::string log = reported.out.str();
+    const auto has = [&](const std::string& text) {
+      EXPECT_NE(log.find(text), std::string::npos) << text << " not in\n" << log;
+    };
+    has(R"("benchmark":")" + c.name + R"(","model":")" + c.model + R"(",)");
+    has(R"("key": "submission_benchmark", "value": ")" + c.name + R"(",)");
+    has(R"(")" + c.field + R"(":0.8})");
+    has(R"("key": ")" + c.mllogKey + R"(", "value": 0.8,)");
+  }
+}
+
 // Verifies that only rank 0 writes MLLOG lines, as MLPerf loggers do, and that every rank writes
 // its own events.
 TEST(Reporter, OnlyRankZeroWritesMllog) {
@@ -179,25 +211,24 @@ TEST(Reporter, ReadsTheCpuModelName) {
   EXPECT_FALSE(thisCpuModelName().empty());
 }
 
-// Verifies the model names and the MLPerf quality targets, on both sides of each.
+// Verifies the MLPerf quality targets, on both sides of each.
 TEST(Reporter, KnowsTheQualityTargets) {
-  EXPECT_EQ(modelName("resnet50"), "resnet50-v1.5");
-  EXPECT_EQ(modelName("cosmoflow"), "cosmoflow");
-  EXPECT_EQ(modelName("deepcam"), "deepcam-deeplabv3plus");
+  using models::ModelKind;
   struct Case {
-    std::string benchmark;
+    ModelKind benchmark;
     double metric;  // per sample
     bool reached;
   };
   const std::vector<Case> cases = {
-      {"resnet50", 0.76, true},  {"resnet50", 0.75, false}, {"cosmoflow", 0.12, true},
-      {"cosmoflow", 0.2, false}, {"deepcam", 0.83, true},   {"deepcam", 0.81, false},
+      {ModelKind::kResnet50, 0.76, true},  {ModelKind::kResnet50, 0.75, false},
+      {ModelKind::kCosmoflow, 0.12, true}, {ModelKind::kCosmoflow, 0.2, false},
+      {ModelKind::kDeepcam, 0.83, true},   {ModelKind::kDeepcam, 0.81, false},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(reachesTarget(c.benchmark, EvalTotals{1000, 0, c.metric * 1000, 0}), c.reached)
-        << c.benchmark << " " << c.metric;
+        << models::descriptor(c.benchmark).name << " " << c.metric;
   }
-  EXPECT_FALSE(reachesTarget("resnet50", EvalTotals{}));
+  EXPECT_FALSE(reachesTarget(ModelKind::kResnet50, EvalTotals{}));
 }
 
 }  // namespace

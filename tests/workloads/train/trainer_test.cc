@@ -13,8 +13,12 @@
 namespace hetbench::train {
 namespace {
 
+using models::MetricKind;
+using models::ModelKind;
+using enum models::ModelKind;
+
 struct TrainingCase {
-  std::string model;
+  ModelKind model;
   std::vector<int64_t> sampleSize;
   int64_t batch;
   Precision precision;
@@ -25,13 +29,14 @@ struct TrainingCase {
 
 std::string caseName(const ::testing::TestParamInfo<TrainingCase>& param) {
   const TrainingCase& c = param.param;
-  std::string name = c.model + "_" + std::string(toString(c.precision)) + "_" +
-                     std::string(toString(c.hyper.optimizer));
+  std::string name = models::descriptor(c.model).name + "_" + std::string(toString(c.precision)) +
+                     "_" + std::string(toString(c.hyper.optimizer));
   return c.channelsLast ? name + "_channels_last" : name;
 }
 
 void PrintTo(const TrainingCase& c, std::ostream* os) {
-  *os << c.model << " " << toString(c.precision) << " " << toString(c.hyper.optimizer);
+  *os << models::descriptor(c.model).name << " " << toString(c.precision) << " "
+      << toString(c.hyper.optimizer);
 }
 
 Hyperparameters hyper(OptimizerKind kind, double lr) {
@@ -79,15 +84,15 @@ INSTANTIATE_TEST_SUITE_P(
     Models, Training,
     ::testing::Values(
         TrainingCase{
-            "resnet50", {32}, 4, Precision::kFp32, false, hyper(OptimizerKind::kSgd, 0.001), 4},
+            kResnet50, {32}, 4, Precision::kFp32, false, hyper(OptimizerKind::kSgd, 0.001), 4},
         TrainingCase{
-            "resnet50", {32}, 4, Precision::kBf16, true, hyper(OptimizerKind::kSgd, 0.001), 4},
+            kResnet50, {32}, 4, Precision::kBf16, true, hyper(OptimizerKind::kSgd, 0.001), 4},
         TrainingCase{
-            "cosmoflow", {32}, 4, Precision::kFp32, true, hyper(OptimizerKind::kSgd, 0.01), 6},
+            kCosmoflow, {32}, 4, Precision::kFp32, true, hyper(OptimizerKind::kSgd, 0.01), 6},
         TrainingCase{
-            "cosmoflow", {32}, 4, Precision::kBf16, false, hyper(OptimizerKind::kAdamW, 1e-4), 6},
+            kCosmoflow, {32}, 4, Precision::kBf16, false, hyper(OptimizerKind::kAdamW, 1e-4), 6},
         TrainingCase{
-            "deepcam", {32, 32}, 2, Precision::kFp32, true, hyper(OptimizerKind::kAdam, 1e-3), 3}),
+            kDeepcam, {32, 32}, 2, Precision::kFp32, true, hyper(OptimizerKind::kAdam, 1e-3), 3}),
     caseName);
 
 /// A clock that only the test moves.
@@ -142,7 +147,7 @@ struct SmallRun {
 
   explicit SmallRun(bool withClock = true, std::function<double()> energy = {}) {
     torch::manual_seed(1);
-    model = models::makeModel("cosmoflow", models::ModelOptions().sampleSize({32}));
+    model = models::makeModel(kCosmoflow, models::ModelOptions().sampleSize({32}));
     TrainerConfig config;
     config.hyper = hyper(OptimizerKind::kSgd, 0.01);
     if (withClock) {
@@ -275,7 +280,7 @@ class ZeroingCollective final : public Collective {
 // an epoch ends with the collective's epoch hook after its last step.
 TEST(Trainer, SynchronisesGradientsBetweenBackwardAndStep) {
   torch::manual_seed(2);
-  const auto model = models::makeModel("cosmoflow", models::ModelOptions().sampleSize({32}));
+  const auto model = models::makeModel(kCosmoflow, models::ModelOptions().sampleSize({32}));
   const size_t parameters = model->module().parameters().size();
   ZeroingCollective collective;
   TrainerConfig config;
@@ -318,24 +323,26 @@ TEST(Trainer, Evaluates) {
 TEST(Trainer, ComputesTheEvaluationMetrics) {
   // resnet50: top-1 hits. Predictions 1, 0, 2 against 1, 2, 2.
   const auto logits = torch::tensor({{0.1, 0.9, 0.0}, {0.8, 0.1, 0.1}, {0.0, 0.2, 0.7}});
-  EXPECT_EQ(evalMetricSum("resnet50", logits, torch::tensor({1, 2, 2})).item<double>(), 2);
+  EXPECT_EQ(
+      evalMetricSum(MetricKind::kTop1Accuracy, logits, torch::tensor({1, 2, 2})).item<double>(), 2);
   // cosmoflow: per-sample mean absolute error, summed: (0.4 + 0) / 4 + (1 + 1 + 1 + 1) / 4.
   const auto out = torch::tensor({{0.1, 0.2, 0.3, 0.4}, {1.0, 1.0, 1.0, 1.0}});
   const auto truth = torch::tensor({{0.1, 0.2, 0.3, 0.0}, {0.0, 0.0, 0.0, 0.0}});
-  EXPECT_NEAR(evalMetricSum("cosmoflow", out, truth).item<double>(), 0.1 + 1.0, 1e-6);
+  EXPECT_NEAR(evalMetricSum(MetricKind::kMeanAbsoluteError, out, truth).item<double>(), 0.1 + 1.0,
+              1e-6);
   // deepcam, one 2x2 image, three classes. Prediction (argmax) 0 0 / 1 1, truth 0 1 / 1 1:
   // class 0: 1 hit of 2 in either (0.5); class 1: 2 of 3 (2/3); class 2 absent from both (1).
   auto scores = torch::zeros({1, 3, 2, 2});
   scores.index_put_({0, 0, 0}, 1.0);  // row 0 predicts class 0
   scores.index_put_({0, 1, 1}, 1.0);  // row 1 predicts class 1
   const auto pixels = torch::tensor({{{0, 1}, {1, 1}}});
-  EXPECT_NEAR(evalMetricSum("deepcam", scores, pixels).item<double>(),
+  EXPECT_NEAR(evalMetricSum(MetricKind::kMeanIoU, scores, pixels).item<double>(),
               (0.5 + 2.0 / 3.0 + 1.0) / 3.0, 1e-9);
 }
 
 // Verifies that a precision or CUDA graphs the CPU cannot have are refused with a message.
 TEST(Trainer, RefusesWhatTheCpuCannotDo) {
-  const auto model = models::makeModel("cosmoflow", models::ModelOptions().sampleSize({32}));
+  const auto model = models::makeModel(kCosmoflow, models::ModelOptions().sampleSize({32}));
   SingleProcess single;
   TrainerConfig fp16;
   fp16.precision = Precision::kFp16;
@@ -353,7 +360,7 @@ TEST(Trainer, RefusesWhatTheCpuCannotDo) {
 
 // Verifies channels-last: the model's 5-d weights and the inputs toDevice gives.
 TEST(Trainer, PutsModelAndInputsInChannelsLast) {
-  const auto model = models::makeModel("cosmoflow", models::ModelOptions().sampleSize({32}));
+  const auto model = models::makeModel(kCosmoflow, models::ModelOptions().sampleSize({32}));
   SingleProcess single;
   TrainerConfig config;
   config.channelsLast = true;

@@ -18,14 +18,15 @@ std::string sizeText(const std::vector<int64_t>& size) {
   return text.empty() ? "{}" : text;
 }
 
-/// {height, width} from a sample size of one or two positive sides, or the default.
-std::pair<int64_t, int64_t> sides(const DatasetOptions& o, int64_t height, int64_t width,
-                                  bool oneSideOnly) {
-  const auto& s = o.sampleSize;
-  if (s.empty()) return {height, width};
+/// {height, width} from a sample size of at most as many positive sides as the benchmark's (one
+/// side of an image makes a square), or the benchmark's.
+std::pair<int64_t, int64_t> sides(const DatasetOptions& o) {
+  const models::ModelDescriptor& model = models::descriptor(o.model);
+  const auto& s = o.sampleSize.empty() ? model.sampleSize : o.sampleSize;
+  const bool oneSideOnly = model.sampleSize.size() == 1;
   const bool positive = std::all_of(s.begin(), s.end(), [](int64_t v) { return v > 0; });
-  if (!positive || s.size() > (oneSideOnly ? 1U : 2U)) {
-    throw std::invalid_argument(o.model + " data takes a sample size of " +
+  if (!positive || s.size() > model.sampleSize.size()) {
+    throw std::invalid_argument(model.name + " data takes a sample size of " +
                                 (oneSideOnly ? "one positive side" : "one or two positive sides") +
                                 ", not " + sizeText(s));
   }
@@ -36,9 +37,9 @@ fs::path split(const DatasetOptions& o, const char* train, const char* validatio
   const fs::path dir = o.path / (o.train ? train : validation);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw std::runtime_error(dir.string() + ": no such directory (" + o.model + " reads " +
-                             (o.path / train).string() + " and " + (o.path / validation).string() +
-                             ")");
+    throw std::runtime_error(
+        dir.string() + ": no such directory (" + models::descriptor(o.model).name + " reads " +
+        (o.path / train).string() + " and " + (o.path / validation).string() + ")");
   }
   return dir;
 }
@@ -83,20 +84,17 @@ std::string formatShape(const std::vector<int64_t>& shape) {
 }
 
 std::unique_ptr<Dataset> openDataset(const DatasetOptions& o) {
-  if (o.model == "resnet50") {
-    const auto [h, w] = sides(o, 224, 224, false);
-    return openImageFolder(split(o, "train", "val"), o.train, static_cast<int>(h),
-                           static_cast<int>(w));
+  const auto [h, w] = sides(o);
+  switch (models::descriptor(o.model).data) {
+    case models::DataFormat::kImageFolder:
+      return openImageFolder(split(o, "train", "val"), o.train, static_cast<int>(h),
+                             static_cast<int>(w));
+    case models::DataFormat::kCosmoflow:
+      return openCosmoflow(split(o, "train", "validation"), h);
+    case models::DataFormat::kDeepcam:
+      return openDeepcam(split(o, "train", "validation"), o.path / "stats.h5", h, w);
   }
-  if (o.model == "cosmoflow") {
-    return openCosmoflow(split(o, "train", "validation"), sides(o, 128, 128, true).first);
-  }
-  if (o.model == "deepcam") {
-    const auto [h, w] = sides(o, 768, 1152, false);
-    return openDeepcam(split(o, "train", "validation"), o.path / "stats.h5", h, w);
-  }
-  throw std::invalid_argument("no data loader for model '" + o.model +
-                              "' (resnet50, cosmoflow, deepcam)");
+  throw std::invalid_argument("unknown data format");
 }
 
 }  // namespace hetbench::data

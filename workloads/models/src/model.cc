@@ -18,27 +18,40 @@ std::string sizeText(const std::vector<int64_t>& size) {
   return text.empty() ? "{}" : text;
 }
 
-/// {H, W} from the options: the default when empty, a square from one side.
-std::vector<int64_t> planeSize(std::string_view model, const std::vector<int64_t>& size,
-                               std::vector<int64_t> fallback, int64_t multiple) {
+/// {H, W} from the options: the benchmark's when empty, a square from one side.
+std::vector<int64_t> planeSize(const ModelDescriptor& model, const std::vector<int64_t>& size,
+                               int64_t multiple) {
   if (size.empty()) {
-    return fallback;
+    return model.sampleSize;
   }
   std::vector<int64_t> plane = size.size() == 1 ? std::vector<int64_t>{size[0], size[0]} : size;
   if (plane.size() != 2 || plane[0] < multiple || plane[1] < multiple || plane[0] % multiple != 0 ||
       plane[1] % multiple != 0) {
-    throw std::invalid_argument(std::string(model) + " takes a sample size of one or two sides, " +
+    throw std::invalid_argument(model.name + " takes a sample size of one or two sides, " +
                                 "each a positive multiple of " + std::to_string(multiple) +
                                 ", not " + sizeText(size));
   }
   return plane;
 }
 
+/// The side of a cube from the options: the benchmark's when empty.
+int64_t cubeSide(const ModelDescriptor& model, const std::vector<int64_t>& size, int64_t multiple) {
+  if (size.empty()) {
+    return model.sampleSize[0];
+  }
+  if (size.size() > 1 || size[0] < multiple || size[0] % multiple != 0) {
+    throw std::invalid_argument(model.name +
+                                " takes a sample size of one side, a positive multiple of " +
+                                std::to_string(multiple) + ", not " + sizeText(size));
+  }
+  return size[0];
+}
+
 class ResNet50Model final : public Model {
  public:
   explicit ResNet50Model(std::vector<int64_t> size) : size_(std::move(size)) {}
 
-  const std::string& name() const override { return name_; }
+  ModelKind kind() const override { return ModelKind::kResnet50; }
   torch::nn::Module& module() override { return *net_; }
   torch::Tensor forward(const torch::Tensor& input) override { return net_(input); }
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) override {
@@ -52,7 +65,6 @@ class ResNet50Model final : public Model {
 
  private:
   static constexpr int64_t kClasses = 1000;
-  std::string name_ = "resnet50";
   std::vector<int64_t> size_;
   ResNet50 net_{ResNet50Options().numClasses(kClasses)};
 };
@@ -61,7 +73,7 @@ class CosmoFlowModel final : public Model {
  public:
   explicit CosmoFlowModel(int64_t side) : side_(side), net_(CosmoFlowOptions().inputSize(side)) {}
 
-  const std::string& name() const override { return name_; }
+  ModelKind kind() const override { return ModelKind::kCosmoflow; }
   torch::nn::Module& module() override { return *net_; }
   torch::Tensor forward(const torch::Tensor& input) override { return net_(input); }
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) override {
@@ -78,7 +90,6 @@ class CosmoFlowModel final : public Model {
   }
 
  private:
-  std::string name_ = "cosmoflow";
   int64_t side_;
   CosmoFlow net_;
 };
@@ -87,7 +98,7 @@ class DeepCamModel final : public Model {
  public:
   explicit DeepCamModel(std::vector<int64_t> size) : size_(std::move(size)) {}
 
-  const std::string& name() const override { return name_; }
+  ModelKind kind() const override { return ModelKind::kDeepcam; }
   torch::nn::Module& module() override { return *net_; }
   torch::Tensor forward(const torch::Tensor& input) override { return net_(input); }
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target) override {
@@ -106,7 +117,6 @@ class DeepCamModel final : public Model {
   }
 
  private:
-  std::string name_ = "deepcam";
   std::vector<int64_t> size_;
   DeepCam net_;
   torch::Tensor weights_ = deepcamClassWeights();
@@ -114,30 +124,19 @@ class DeepCamModel final : public Model {
 
 }  // namespace
 
-const std::vector<std::string>& modelNames() {
-  static const std::vector<std::string> names = {"resnet50", "cosmoflow", "deepcam"};
-  return names;
-}
-
-std::unique_ptr<Model> makeModel(std::string_view name, const ModelOptions& options) {
+std::unique_ptr<Model> makeModel(ModelKind kind, const ModelOptions& options) {
+  const ModelDescriptor& model = descriptor(kind);
   const auto& size = options.sampleSize();
-  if (name == "resnet50") {
-    return std::make_unique<ResNet50Model>(planeSize(name, size, {224, 224}, 1));
+  switch (kind) {
+    case ModelKind::kResnet50:
+      return std::make_unique<ResNet50Model>(planeSize(model, size, 1));
+    case ModelKind::kCosmoflow:
+      // Five poolings, each halving the side.
+      return std::make_unique<CosmoFlowModel>(cubeSide(model, size, 32));
+    case ModelKind::kDeepcam:
+      return std::make_unique<DeepCamModel>(planeSize(model, size, DeepCamImpl::kOutputStride));
   }
-  if (name == "cosmoflow") {
-    if (size.size() > 1 || (size.size() == 1 && (size[0] < 32 || size[0] % 32 != 0))) {
-      throw std::invalid_argument(
-          "cosmoflow takes a sample size of one side, a positive multiple of 32, not " +
-          sizeText(size));
-    }
-    return std::make_unique<CosmoFlowModel>(size.empty() ? 128 : size[0]);
-  }
-  if (name == "deepcam") {
-    return std::make_unique<DeepCamModel>(
-        planeSize(name, size, {768, 1152}, DeepCamImpl::kOutputStride));
-  }
-  throw std::invalid_argument("unknown model '" + std::string(name) +
-                              "' (known: resnet50, cosmoflow, deepcam)");
+  throw std::invalid_argument("unknown model kind");
 }
 
 int64_t parameterCount(const torch::nn::Module& module) {

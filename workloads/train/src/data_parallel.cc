@@ -56,19 +56,6 @@ EpochFigures fromRow(const double* row) {
 
 }  // namespace
 
-BufferSync referenceBufferSync(const std::string& model) {
-  if (model == "resnet50") {
-    return BufferSync::kBroadcastEachStep;
-  }
-  if (model == "deepcam") {
-    return BufferSync::kAverageEachEpoch;
-  }
-  if (model == "cosmoflow") {
-    return BufferSync::kNone;
-  }
-  throw std::invalid_argument("no reference BatchNorm handling for the model " + model);
-}
-
 DataParallel::DataParallel(distributed::Communicator& comm, DataParallelOptions options)
     : comm_(comm), options_(std::move(options)) {}
 

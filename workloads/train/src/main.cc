@@ -4,6 +4,7 @@
 #include <hetbench/distributed/world.h>
 #include <hetbench/energy/devices.h>
 #include <hetbench/energy/meter.h>
+#include <hetbench/models/descriptor.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
       std::cerr << "hetbench-train: joining as " << distributed::describe(world) << std::endl;
       comm = distributed::connect(world, connect);
       train::DataParallelOptions parallel;
-      parallel.buffers = train::referenceBufferSync(options.model);
+      parallel.buffers = hetbench::models::descriptor(options.model).bufferSync;
       parallel.overlapWithBackward = !options.cudaGraphs;
       ranks = std::make_unique<train::DataParallel>(*comm, parallel);
       deps.collective = ranks.get();

@@ -109,6 +109,28 @@ Setter choice(T TrainOptions::*field, std::vector<std::pair<std::string, T>> wor
   };
 }
 
+/// The models' names in the descriptors' order, the last two joined by `last`.
+std::string modelNames(std::string_view last) {
+  const auto& all = models::allModels();
+  std::string names;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) {
+      names += i + 1 < all.size() ? std::string(", ") : std::string(last);
+    }
+    names += all[i].name;
+  }
+  return names;
+}
+
+std::string setModel(TrainOptions& options, std::string_view text) {
+  const std::optional<models::ModelKind> model = models::modelNamed(text);
+  if (!model) {
+    return quoted(text) + " is not one of " + modelNames(", ");
+  }
+  options.model = *model;
+  return "";
+}
+
 std::string setSampleSize(TrainOptions& options, std::string_view text) {
   std::vector<int64_t> size;
   std::string_view rest = text;
@@ -167,10 +189,7 @@ std::string setData(TrainOptions& options, std::string_view text) {
 
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
-      {"model", "NAME", "the benchmark: resnet50, cosmoflow or deepcam (required)",
-       choice<std::string>(
-           &TrainOptions::model,
-           {{"resnet50", "resnet50"}, {"cosmoflow", "cosmoflow"}, {"deepcam", "deepcam"}})},
+      {"model", "NAME", "the benchmark: " + modelNames(" or ") + " (required)", setModel},
       {"batch-size", "N", "global batch size, divided among the ranks",
        optionalInteger(&TrainOptions::batchSize)},
       {"batch-size-per-rank", "N", "batch size of each rank (instead of --batch-size)",
@@ -228,9 +247,6 @@ const std::vector<Flag>& flags() {
 
 /// The checks that involve more than one flag; "" when the options hang together.
 std::string checkCombination(const TrainOptions& options) {
-  if (options.model.empty()) {
-    return "--model is required (resnet50, cosmoflow or deepcam)";
-  }
   if (options.batchSize.has_value() == options.batchSizePerRank.has_value()) {
     return "give exactly one of --batch-size and --batch-size-per-rank";
   }
@@ -242,7 +258,7 @@ std::string checkCombination(const TrainOptions& options) {
            ") must be less than --epochs (" + std::to_string(options.epochs) +
            "), so that an epoch is measured";
   }
-  if (options.zeroInitResidual && options.model != "resnet50") {
+  if (options.zeroInitResidual && !models::descriptor(options.model).zeroInitResidual) {
     return "--zero-init-residual applies to resnet50 only";
   }
   if (options.momentum && options.momentum >= 1.0) {
@@ -330,6 +346,10 @@ ParsedArgs parseTrainArgs(const std::vector<std::string>& args) {
       return result;
     }
   }
+  if (!seen.contains("model")) {
+    result.error = "--model is required (" + modelNames(" or ") + ")";
+    return result;
+  }
   if (std::string why = checkCombination(options); !why.empty()) {
     result.error = std::move(why);
     return result;
@@ -370,21 +390,17 @@ BatchSizes resolveBatchSizes(const TrainOptions& options, int64_t worldSize) {
 }
 
 Hyperparameters resolveHyperparameters(const TrainOptions& options, int64_t globalBatchSize) {
+  const models::ReferenceOptimizer& reference = models::descriptor(options.model).optimizer;
   Hyperparameters h;
-  const auto batch = static_cast<double>(globalBatchSize);
-  if (options.model == "deepcam") {
-    h.optimizer = OptimizerKind::kAdam;
-    h.lr = 1e-3;
-    h.weightDecay = 1e-6;
-    h.eps = 1e-6;
-  } else if (options.model == "cosmoflow") {
-    h.lr = 0.001 * batch / 64;
-    h.momentum = 0.9;
-  } else {
-    h.lr = 0.1 * batch / 256;
-    h.momentum = 0.9;
-    h.weightDecay = 1e-4;
+  h.optimizer = reference.kind;
+  h.lr = reference.lr;
+  if (reference.lrBatch > 0) {
+    h.lr = reference.lr * static_cast<double>(globalBatchSize) /
+           static_cast<double>(reference.lrBatch);
   }
+  h.momentum = reference.momentum;
+  h.weightDecay = reference.weightDecay;
+  h.eps = reference.eps;
   if (options.optimizer) {
     if (*options.optimizer != OptimizerKind::kSgd) {
       h.momentum = 0;

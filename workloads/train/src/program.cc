@@ -50,7 +50,7 @@ std::string progressLine(const TrainOptions& options, const EpochFigures& mine,
   if (all.eval && all.eval->samples > 0) {
     const auto samples = static_cast<double>(all.eval->samples);
     line << "; eval loss " << all.eval->lossSum / samples << ", "
-         << (options.model == "cosmoflow" ? "MAE " : "accuracy ") << all.eval->metricSum / samples;
+         << models::descriptor(options.model).metric.label << " " << all.eval->metricSum / samples;
   }
   return line.str();
 }
@@ -130,7 +130,6 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
 
   RunDescription run;
   run.benchmark = options.model;
-  run.model = modelName(options.model);
   run.worldSize = collective.worldSize();
   run.rank = collective.rank();
   run.globalBatchSize = batch.global;
@@ -146,10 +145,10 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
   run.channelsLast = options.channelsLast;
   run.cudaGraphs = options.cudaGraphs;
   run.seed = options.seed;
-  err << "hetbench-train: " << options.model << " on " << run.device << " (" << run.acceleratorName
-      << "), " << run.precision << ", global batch " << batch.global << " (" << batch.perRank
-      << " x " << run.worldSize << " ranks), " << run.optimizer << " lr " << run.lr << ", "
-      << options.epochs << " epochs" << std::endl;
+  err << "hetbench-train: " << models::descriptor(options.model).name << " on " << run.device
+      << " (" << run.acceleratorName << "), " << run.precision << ", global batch " << batch.global
+      << " (" << batch.perRank << " x " << run.worldSize << " ranks), " << run.optimizer << " lr "
+      << run.lr << ", " << options.epochs << " epochs" << std::endl;
   reporter.runStart(run);
 
   for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {

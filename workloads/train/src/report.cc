@@ -16,19 +16,6 @@ std::string dump(const Json& json) {
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-bool lowerIsBetter(std::string_view benchmark) { return benchmark == "cosmoflow"; }
-
-/// The epoch event's field for the evaluation metric: cosmoflow's is an error, the others' an
-/// accuracy (deepcam's an IoU).
-std::string_view evalField(std::string_view benchmark) {
-  return lowerIsBetter(benchmark) ? "eval_mae" : "eval_accuracy";
-}
-
-/// MLPerf's key for it (the HPC references log cosmoflow's as eval_error).
-std::string_view mllogEvalKey(std::string_view benchmark) {
-  return lowerIsBetter(benchmark) ? "eval_error" : "eval_accuracy";
-}
-
 std::string epochMetadata(int64_t epoch) {
   // MLPerf's references count epochs from 1.
   return dump(Json{{"epoch_num", epoch + 1}});
@@ -36,31 +23,13 @@ std::string epochMetadata(int64_t epoch) {
 
 }  // namespace
 
-std::string modelName(std::string_view benchmark) {
-  if (benchmark == "resnet50") {
-    return "resnet50-v1.5";
-  }
-  if (benchmark == "deepcam") {
-    return "deepcam-deeplabv3plus";
-  }
-  return std::string(benchmark);
-}
-
-bool reachesTarget(std::string_view benchmark, const EvalTotals& eval) {
+bool reachesTarget(models::ModelKind benchmark, const EvalTotals& eval) {
   if (eval.samples <= 0) {
     return false;
   }
-  const double metric = eval.metricSum / static_cast<double>(eval.samples);
-  if (benchmark == "resnet50") {
-    return metric >= 0.759;
-  }
-  if (benchmark == "cosmoflow") {
-    return metric <= 0.124;
-  }
-  if (benchmark == "deepcam") {
-    return metric >= 0.82;
-  }
-  return false;
+  const models::EvalMetric& metric = models::descriptor(benchmark).metric;
+  const double mean = eval.metricSum / static_cast<double>(eval.samples);
+  return metric.lowerIsBetter ? mean <= metric.target : mean >= metric.target;
 }
 
 std::string cpuModelName(std::string_view procCpuinfo) {
@@ -126,11 +95,12 @@ void Reporter::mllog(std::string_view key, std::string_view eventType, const std
 
 void Reporter::runStart(const RunDescription& run) {
   benchmark_ = run.benchmark;
+  const models::ModelDescriptor& benchmark = models::descriptor(run.benchmark);
   const Json event = {
       {"v", 1},
       {"event", "run_start"},
-      {"benchmark", run.benchmark},
-      {"model", run.model},
+      {"benchmark", benchmark.name},
+      {"model", benchmark.modelName},
       {"world_size", run.worldSize},
       {"rank", run.rank},
       {"global_batch_size", run.globalBatchSize},
@@ -149,7 +119,7 @@ void Reporter::runStart(const RunDescription& run) {
   out_ << ":::HETBENCH " << dump(event) << std::endl;
   const std::string none = "null";
   const std::string noMetadata = "{}";
-  mllog("submission_benchmark", "POINT_IN_TIME", dump(Json(run.benchmark)), noMetadata);
+  mllog("submission_benchmark", "POINT_IN_TIME", dump(Json(benchmark.name)), noMetadata);
   mllog("global_batch_size", "POINT_IN_TIME", dump(Json(run.globalBatchSize)), noMetadata);
   mllog("opt_name", "POINT_IN_TIME", dump(Json(run.optimizer)), noMetadata);
   mllog("opt_base_learning_rate", "POINT_IN_TIME", dump(Json(run.lr)), noMetadata);
@@ -197,7 +167,7 @@ void Reporter::epoch(const EpochFigures& mine, const EpochFigures& all) {
     event["eval_samples"] = all.eval->samples;
     event["eval_seconds"] = all.eval->seconds;
     event["eval_loss"] = all.eval->lossSum / samples;
-    event[std::string(evalField(benchmark_))] = all.eval->metricSum / samples;
+    event[models::descriptor(benchmark_).metric.eventField] = all.eval->metricSum / samples;
   }
   out_ << ":::HETBENCH " << dump(event) << std::endl;
 
@@ -208,7 +178,8 @@ void Reporter::epoch(const EpochFigures& mine, const EpochFigures& all) {
   }
   if (all.eval && all.eval->samples > 0) {
     const double metric = all.eval->metricSum / static_cast<double>(all.eval->samples);
-    mllog(mllogEvalKey(benchmark_), "POINT_IN_TIME", dump(Json(metric)), epochMetadata(all.epoch));
+    mllog(models::descriptor(benchmark_).metric.mllogKey, "POINT_IN_TIME", dump(Json(metric)),
+          epochMetadata(all.epoch));
   }
 }
 

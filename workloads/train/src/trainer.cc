@@ -73,18 +73,9 @@ class AutocastGuard {
   at::ScalarType previousType_ = at::kFloat;
 };
 
-}  // namespace
-
-torch::Tensor evalMetricSum(const std::string& model, const torch::Tensor& output,
-                            const torch::Tensor& target) {
-  if (model == "resnet50") {
-    return output.argmax(1).eq(target).sum().to(torch::kDouble);
-  }
-  if (model == "cosmoflow") {
-    return (output.to(torch::kFloat) - target).abs().mean(1).sum().to(torch::kDouble);
-  }
-  // deepcam: each sample's IoU averaged over the classes, a class absent from both prediction
-  // and truth counting as 1 (the reference's compute_score).
+/// Each sample's IoU averaged over the classes, a class absent from both prediction and truth
+/// counting as 1 (the DeepCAM reference's compute_score), summed over the batch.
+torch::Tensor meanIouSum(const torch::Tensor& output, const torch::Tensor& target) {
   const int64_t classes = output.size(1);
   const torch::Tensor prediction = output.argmax(1).flatten(1);
   const torch::Tensor truth = target.flatten(1);
@@ -97,6 +88,21 @@ torch::Tensor evalMetricSum(const std::string& model, const torch::Tensor& outpu
     iou += torch::where(either > 0, hits / either.clamp_min(1), torch::ones_like(hits));
   }
   return (iou / static_cast<double>(classes)).sum();
+}
+
+}  // namespace
+
+torch::Tensor evalMetricSum(models::MetricKind metric, const torch::Tensor& output,
+                            const torch::Tensor& target) {
+  switch (metric) {
+    case models::MetricKind::kTop1Accuracy:
+      return output.argmax(1).eq(target).sum().to(torch::kDouble);
+    case models::MetricKind::kMeanAbsoluteError:
+      return (output.to(torch::kFloat) - target).abs().mean(1).sum().to(torch::kDouble);
+    case models::MetricKind::kMeanIoU:
+      return meanIouSum(output, target);
+  }
+  throw std::invalid_argument("unknown evaluation metric");
 }
 
 TrainingData TrainingData::fixedBatch(models::Batch batch, int64_t steps) {
@@ -301,7 +307,7 @@ EvalTotals Trainer::evaluate(TrainingData& data) {
     }
     const int64_t samples = batch.input.size(0);
     lossSum += loss.to(torch::kDouble) * static_cast<double>(samples);
-    metric += evalMetricSum(model_.name(), output, batch.target);
+    metric += evalMetricSum(models::descriptor(model_.kind()).metric.kind, output, batch.target);
     totals.samples += samples;
   }
   totals.seconds = timer.stopEpoch().wallSeconds;

@@ -3,10 +3,11 @@
 // The readers behind the loader: one sample at a time into the caller's buffers, without torch,
 // so that the loader's threads can decode straight into a batch.
 
+#include <hetbench/models/descriptor.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <string>
 #include <vector>
 
 namespace hetbench::data {
@@ -33,8 +34,8 @@ class Dataset {
 
 /// Which dataset, which split, and at what size.
 struct DatasetOptions {
-  /// "resnet50", "cosmoflow" or "deepcam".
-  std::string model;
+  /// Whose dataset: its descriptor gives the format and the benchmark's sample size.
+  models::ModelKind model = models::ModelKind::kResnet50;
   std::filesystem::path path;
   bool train = true;
   /// As models::ModelOptions::sampleSize; empty for the benchmark's size.
@@ -42,8 +43,8 @@ struct DatasetOptions {
 };
 
 /// Lists the split's samples (and, for DeepCAM, reads stats.h5). Throws std::invalid_argument
-/// for an unknown model or a sample size it cannot take, std::runtime_error naming the path for
-/// a missing or empty split or unusable statistics.
+/// for a sample size the format cannot take, std::runtime_error naming the path for a missing or
+/// empty split or unusable statistics.
 std::unique_ptr<Dataset> openDataset(const DatasetOptions& options);
 
 }  // namespace hetbench::data

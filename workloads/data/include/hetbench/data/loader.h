@@ -6,15 +6,14 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 namespace hetbench::data {
 
 /// What one rank reads of a dataset, and how.
 struct LoaderOptions {
-  /// "resnet50", "cosmoflow" or "deepcam": picks the format and the sample transforms.
-  std::string model;
+  /// Whose dataset: its descriptor picks the format and the sample transforms.
+  models::ModelKind model = models::ModelKind::kResnet50;
   /// The dataset's root directory (each model's layout is in docs/workloads.md).
   std::filesystem::path path;
   /// The training split (shuffled, augmented) or the validation split (fixed order).

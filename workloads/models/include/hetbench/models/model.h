@@ -6,9 +6,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <string_view>
 #include <vector>
+
+#include "hetbench/models/descriptor.h"
 
 namespace hetbench::models {
 
@@ -19,9 +19,9 @@ struct Batch {
 };
 
 struct ModelOptions {
-  /// Spatial size of one sample; empty for the benchmark's. resnet50: {H, W} (224 x 224) or
-  /// {side}; cosmoflow: {side} of the cube (128, a multiple of 32); deepcam: {H, W} (768 x 1152,
-  /// multiples of 16).
+  /// Spatial size of one sample; empty for the benchmark's (ModelDescriptor::sampleSize).
+  /// resnet50: {H, W} (224 x 224) or {side}; cosmoflow: {side} of the cube (128, a multiple of
+  /// 32); deepcam: {H, W} (768 x 1152, multiples of 16) or {side}.
   TORCH_ARG(std::vector<int64_t>, sampleSize) = {};
 };
 
@@ -31,8 +31,8 @@ class Model {
  public:
   virtual ~Model() = default;
 
-  /// "resnet50", "cosmoflow" or "deepcam".
-  virtual const std::string& name() const = 0;
+  /// Which benchmark's model: descriptor(kind()) has its names and the reference's settings.
+  virtual ModelKind kind() const = 0;
   virtual torch::nn::Module& module() = 0;
   virtual torch::Tensor forward(const torch::Tensor& input) = 0;
   /// The benchmark's loss of a batch's output against its targets, a scalar.
@@ -46,12 +46,9 @@ class Model {
   virtual Batch randomBatch(int64_t size) const = 0;
 };
 
-/// The names makeModel knows.
-const std::vector<std::string>& modelNames();
-
-/// The named workload's model with the benchmark's configuration, on the CPU. Throws
-/// std::invalid_argument for an unknown name or a sample size the model cannot take.
-std::unique_ptr<Model> makeModel(std::string_view name, const ModelOptions& options = {});
+/// The benchmark's model in its configuration, on the CPU. Throws std::invalid_argument for a
+/// sample size the model cannot take.
+std::unique_ptr<Model> makeModel(ModelKind kind, const ModelOptions& options = {});
 
 /// Number of parameter elements (buffers such as BN statistics are not parameters).
 int64_t parameterCount(const torch::nn::Module& module);

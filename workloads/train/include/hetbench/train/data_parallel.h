@@ -2,32 +2,19 @@
 
 #include <hetbench/distributed/communicator.h>
 #include <hetbench/distributed/gradient_reducer.h>
+#include <hetbench/models/descriptor.h>
 
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "hetbench/train/trainer.h"
 
 namespace hetbench::train {
 
-/// How the ranks keep BatchNorm's running statistics in step (docs/workloads.md, "BatchNorm
-/// statistics, as the references keep them").
-enum class BufferSync {
-  /// Each rank keeps its own (a model without BatchNorm).
-  kNone,
-  /// Every rank takes rank 0's buffers at every step, as DDP's broadcast_buffers=True does before
-  /// each forward.
-  kBroadcastEachStep,
-  /// The floating-point buffers become their mean over the ranks at the end of each training
-  /// epoch, as the DeepCAM reference's BatchNormStatsSynchronize does.
-  kAverageEachEpoch,
-};
-
-/// What each model's reference does: resnet50 broadcasts (torchvision's recipe: DDP with its
-/// defaults), deepcam averages each epoch, cosmoflow has no BatchNorm. Throws
-/// std::invalid_argument for another model.
-BufferSync referenceBufferSync(const std::string& model);
+/// How the ranks keep BatchNorm's running statistics in step; each model's reference's is its
+/// descriptor's bufferSync: resnet50 broadcasts (torchvision's recipe: DDP with its defaults),
+/// deepcam averages each epoch, cosmoflow has no BatchNorm.
+using models::BufferSync;
 
 struct DataParallelOptions {
   BufferSync buffers = BufferSync::kNone;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <hetbench/models/descriptor.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,7 +12,8 @@ namespace hetbench::train {
 
 enum class Precision { kFp32, kBf16, kFp16 };
 enum class DeviceChoice { kAuto, kCpu, kCuda };
-enum class OptimizerKind { kSgd, kAdam, kAdamW };
+/// sgd, adam, adamw: declared with the models' descriptors, which name each reference's.
+using models::OptimizerKind;
 
 std::string_view toString(Precision precision);
 std::string_view toString(OptimizerKind kind);
@@ -18,7 +21,8 @@ std::string_view toString(OptimizerKind kind);
 /// Everything `hetbench-train` is told on its command line; the hyperparameters left unset take
 /// the model's defaults (`resolveHyperparameters`).
 struct TrainOptions {
-  std::string model;
+  /// --model, which the parser requires.
+  models::ModelKind model = models::ModelKind::kResnet50;
   std::optional<int64_t> batchSize;         // global
   std::optional<int64_t> batchSizePerRank;  // exactly one of the two is set
   int64_t epochs = 2;
@@ -81,10 +85,11 @@ struct Hyperparameters {
   double eps = 1e-8;
 };
 
-/// The reference's optimizer of the model with the flags' overrides: resnet50 SGD (lr
-/// 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4), cosmoflow SGD (lr 0.001 x global
-/// batch / 64, momentum 0.9, no weight decay), deepcam Adam (lr 1e-3, betas 0.9 and 0.999, eps
-/// 1e-6, weight decay 1e-6 as L2, the MLPerf HPC reference's defaults).
+/// The reference's optimizer of the model (ModelDescriptor::optimizer) with the flags'
+/// overrides: resnet50 SGD (lr 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4),
+/// cosmoflow SGD (lr 0.001 x global batch / 64, momentum 0.9, no weight decay), deepcam Adam (lr
+/// 1e-3, betas 0.9 and 0.999, eps 1e-6, weight decay 1e-6 as L2, the MLPerf HPC reference's
+/// defaults).
 Hyperparameters resolveHyperparameters(const TrainOptions& options, int64_t globalBatchSize);
 
 }  // namespace hetbench::train

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <hetbench/models/descriptor.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -15,8 +17,8 @@ namespace hetbench::train {
 /// A run as its run_start event describes it (docs/metrics.md), with the settings that tell a
 /// reduced or tuned run apart from the benchmark's (extra fields, which the operator ignores).
 struct RunDescription {
-  std::string benchmark;  // resnet50, cosmoflow, deepcam
-  std::string model;      // resnet50-v1.5, ...
+  /// Its descriptor names run_start's benchmark and model (resnet50, resnet50-v1.5).
+  models::ModelKind benchmark = models::ModelKind::kResnet50;
   int64_t worldSize = 1;
   int64_t rank = 0;
   int64_t globalBatchSize = 0;
@@ -34,12 +36,10 @@ struct RunDescription {
   uint64_t seed = 0;
 };
 
-/// The model name run_start reports for a benchmark ("resnet50" -> "resnet50-v1.5").
-std::string modelName(std::string_view benchmark);
-
-/// Whether an evaluation reached the benchmark's MLPerf quality target: top-1 accuracy 0.759
-/// (resnet50), mean absolute error 0.124 (cosmoflow), IoU 0.82 (deepcam).
-bool reachesTarget(std::string_view benchmark, const EvalTotals& eval);
+/// Whether an evaluation reached the benchmark's MLPerf quality target (its descriptor's
+/// EvalMetric): top-1 accuracy 0.759 (resnet50), mean absolute error 0.124 (cosmoflow), IoU 0.82
+/// (deepcam).
+bool reachesTarget(models::ModelKind benchmark, const EvalTotals& eval);
 
 /// The CPU's model name from the text of /proc/cpuinfo ("model name"); "unknown CPU" without.
 std::string cpuModelName(std::string_view procCpuinfo);
@@ -78,7 +78,7 @@ class Reporter {
   int64_t rank_;
   bool mllog_;
   WallClock wallClock_;
-  std::string benchmark_;
+  models::ModelKind benchmark_ = models::ModelKind::kResnet50;
 };
 
 /// The system clock in milliseconds since the Unix epoch.

@@ -56,11 +56,12 @@ class SingleProcess final : public Collective {
   std::vector<EpochFigures> gatherFigures(const EpochFigures& mine) override { return {mine}; }
 };
 
-/// The model's evaluation metric summed over a batch (EvalTotals::metricSum), a double scalar
-/// on the output's device: resnet50 top-1 hits; cosmoflow each sample's mean absolute error;
-/// deepcam each sample's IoU averaged over the classes, a class in neither the prediction nor
-/// the truth counting as 1 (the MLPerf HPC reference's compute_score).
-torch::Tensor evalMetricSum(const std::string& model, const torch::Tensor& output,
+/// An evaluation metric (a model's: ModelDescriptor::metric) summed over a batch
+/// (EvalTotals::metricSum), a double scalar on the output's device: top-1 hits (resnet50); each
+/// sample's mean absolute error (cosmoflow); each sample's IoU averaged over the classes, a class
+/// in neither the prediction nor the truth counting as 1 (deepcam, the MLPerf HPC reference's
+/// compute_score).
+torch::Tensor evalMetricSum(models::MetricKind metric, const torch::Tensor& output,
                             const torch::Tensor& target);
 
 /// What an epoch trains (or an evaluation runs) on.
