@@ -39,7 +39,7 @@ std::uint16_t portIn(const std::string& log, std::string_view prefix) {
 
 OperatorProcess::OperatorProcess(const std::vector<std::string>& args,
                                  std::filesystem::path logFile)
-    : ChildProcess(HETBENCH_OPERATOR_BINARY, args, std::move(logFile)) {}
+    : ChildProcess(HETBENCH_OPERATOR_BINARY, args, {}, std::move(logFile)) {}
 
 ::testing::AssertionResult OperatorProcess::waitReady(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -47,8 +47,8 @@ OperatorProcess::OperatorProcess(const std::vector<std::string>& args,
     if (std::optional<int> exited = poll()) {
       return ::testing::AssertionFailure() << "hetbench-operator exited with status " << *exited;
     }
-    if (probePort_ == 0) probePort_ = portIn(log(), kProbesLine);
-    if (metricsPort_ == 0) metricsPort_ = portIn(log(), kMetricsLine);
+    if (probePort_ == 0) probePort_ = portIn(output(), kProbesLine);
+    if (metricsPort_ == 0) metricsPort_ = portIn(output(), kMetricsLine);
     if (probePort_ != 0 && readyz() == 200) return ::testing::AssertionSuccess();
     std::this_thread::sleep_for(kPollInterval);
   }

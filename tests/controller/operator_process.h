@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "support/child_process.h"
 
 namespace hetbench::controller::testing {
+
+using testing_support::ChildProcess;
 
 /// One hetbench-operator child process, with the ports it logs.
 class OperatorProcess : public ChildProcess {

@@ -2,8 +2,6 @@
 // against kubesim, with the rules of manifests/observability loaded; every PromQL expression of
 // those rules and of the Grafana dashboards then evaluates through Prometheus' HTTP API.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -19,21 +17,7 @@ namespace hetbench::controller::testing {
 namespace {
 
 using nlohmann::json;
-
-/// A port the kernel had free a moment ago (Prometheus cannot report one it chose itself).
-std::uint16_t freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  std::uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-    port = ntohs(address.sin_port);
-  ::close(fd);
-  return port;
-}
+using testing_support::freePort;
 
 /// An instant query's answer: "error: ..." when Prometheus refused it, else its result.
 struct Answer {
@@ -146,20 +130,21 @@ TEST_F(OperatorTest, PrometheusEvaluatesEveryRuleAndDashboardExpression) {
                         << "  honor_labels: true\n"
                         << "  static_configs: [{targets: ['127.0.0.1:" << op.metricsPort()
                         << "']}]\n";
+  // Prometheus cannot report a port it chose itself: it gets one that was free a moment ago.
   const std::uint16_t port = freePort();
   ChildProcess prometheus(
       HETBENCH_PROMETHEUS,
       {"--config.file=" + config.string(), "--storage.tsdb.path=" + (dir_.path() / "tsdb").string(),
        "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-      dir_.path() / "prometheus.log");
+      {}, dir_.path() / "prometheus.log");
   ASSERT_TRUE(eventually([&] {
     std::optional<http::testing::Response> ready = http::testing::get(port, "/-/ready");
     return ready && ready->status == 200;
-  })) << prometheus.log();
+  })) << prometheus.output();
   ASSERT_TRUE(eventually([&] {
     return query(port, "hetbench_benchmark_consecutive_failures{batch_size=\"16\"} >= 2").hasData();
   })) << "the operator's benchmark series never reached Prometheus\n"
-      << prometheus.log();
+      << prometheus.output();
 
   // A trial that finishes while Prometheus watches: the annotations of finished trials need one.
   createRun("regressed-again", run(32, false));
