@@ -2,7 +2,9 @@
 
 // What the in-process reconciler tests run on: the fake client's store as the cluster, a cache
 // that reads it (or a snapshot of it, to lag behind), a log tracker whose streams the test ends,
-// an Event recorder that keeps what it is given, and a builder of BenchmarkRuns.
+// an Event recorder that keeps what it is given, and a builder of BenchmarkRuns. The fake client
+// sets no creationTimestamp (the reconciler then takes its clock's now as a unit's start) and
+// knows no finalizers: a test that deletes a run sets its deletionTimestamp itself.
 
 #include <map>
 #include <mutex>
