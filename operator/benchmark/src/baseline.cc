@@ -28,9 +28,13 @@ void RunHistory::load() {
     if (other.ref.uid == run_.ref.uid || !(createdAt(other) < created)) continue;
     // Not finished, or nothing judged.
     if (!other.status.completionTime || other.status.results.empty()) continue;
-    const std::optional<AcceptedRun> accepted = acceptedRun(other);
-    if (!accepted) continue;
-    const std::vector<Configuration> configurations = trialConfigurations(other.ref.ns, *accepted);
+    // Only the run-level spec: its configurations need neither its metrics nor its references.
+    if (other.acceptedSpecText.empty()) continue;
+    const common::Result<RunSpec> spec =
+        parseRunSpec(nlohmann::json::parse(other.acceptedSpecText, nullptr, false));
+    if (!spec.isOk()) continue;
+    const std::vector<Configuration> configurations =
+        trialConfigurations(other.ref.ns, spec.value());
     for (TrialResult& result : other.status.results) {
       if (result.trial < 0 || result.trial >= static_cast<std::int64_t>(configurations.size()))
         continue;

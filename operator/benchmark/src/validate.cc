@@ -82,11 +82,15 @@ std::optional<AcceptedRun> acceptedRun(const Run& run) {
   return std::move(parsed).value();
 }
 
-std::vector<Configuration> trialConfigurations(const std::string& ns, const AcceptedRun& accepted) {
+std::vector<Configuration> trialConfigurations(const std::string& ns, const RunSpec& spec) {
   std::vector<Configuration> byTrial;
-  for (const Params& params : planTrials(accepted.spec.matrix))
-    byTrial.push_back(configurationOf(ns, accepted.spec, params));
+  for (const Params& params : planTrials(spec.matrix))
+    byTrial.push_back(configurationOf(ns, spec, params));
   return byTrial;
+}
+
+std::vector<Configuration> trialConfigurations(const std::string& ns, const AcceptedRun& accepted) {
+  return trialConfigurations(ns, accepted.spec);
 }
 
 std::string describeInvalid(const common::Status& status) {

@@ -43,7 +43,8 @@ common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json&
 /// annotation does not parse.
 std::optional<AcceptedRun> acceptedRun(const Run& run);
 
-/// The configuration of each trial `accepted` plans, by trial index.
+/// The configuration of each trial `spec` plans, by trial index.
+std::vector<Configuration> trialConfigurations(const std::string& ns, const RunSpec& spec);
 std::vector<Configuration> trialConfigurations(const std::string& ns, const AcceptedRun& accepted);
 
 /// "spec.x: msg; spec.y: msg" from an Invalid status, at most five causes and a count of the
