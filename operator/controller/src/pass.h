@@ -28,6 +28,11 @@ using benchmark::WorkloadKind;
 using kube::EventType;
 using nlohmann::json;
 
+/// Whether an object's ownerReferences name `uid`.
+bool ownedBy(const json& object, const std::string& uid);
+/// Whether an object is being deleted (metadata.deletionTimestamp is set).
+bool terminating(const json& object);
+
 /// "trial 1 repetition 0 (gpus=4)".
 std::string unitLabel(const UnitRecord& unit);
 

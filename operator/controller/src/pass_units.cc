@@ -27,17 +27,6 @@ std::optional<WorkloadKind> kindFromName(const std::string& kind) {
   return std::nullopt;
 }
 
-bool terminating(const json& object) {
-  return !stringMember(member(object, "metadata"), "deletionTimestamp").empty();
-}
-
-bool ownedBy(const json& object, const std::string& uid) {
-  const json& refs = member(member(object, "metadata"), "ownerReferences");
-  if (!refs.is_array()) return false;
-  return std::any_of(refs.begin(), refs.end(),
-                     [&](const json& ref) { return stringMember(ref, "uid") == uid; });
-}
-
 /// Neither ended by itself nor stopped (a suspended Job is stopped).
 bool stillRuns(WorkloadKind kind, const json& object) {
   const benchmark::WorkloadState::Phase phase = benchmark::workloadState(kind, object).phase;

@@ -23,6 +23,14 @@ std::string label(const json& object, std::string_view key) {
   return stringMember(member(member(object, "metadata"), "labels"), key);
 }
 
+bool rejectedAlready(const benchmark::Run& run) {
+  return run.status.phase == "Failed" &&
+         benchmark::conditionStatus(run.status.conditions, condition::kAccepted) == "False" &&
+         run.status.observedGeneration == run.generation;
+}
+
+}  // namespace
+
 bool ownedBy(const json& object, const std::string& uid) {
   const json& refs = member(member(object, "metadata"), "ownerReferences");
   if (!refs.is_array()) return false;
@@ -33,14 +41,6 @@ bool ownedBy(const json& object, const std::string& uid) {
 bool terminating(const json& object) {
   return !stringMember(member(object, "metadata"), "deletionTimestamp").empty();
 }
-
-bool rejectedAlready(const benchmark::Run& run) {
-  return run.status.phase == "Failed" &&
-         benchmark::conditionStatus(run.status.conditions, condition::kAccepted) == "False" &&
-         run.status.observedGeneration == run.generation;
-}
-
-}  // namespace
 
 Pass::Pass(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
            const ReconcilerOptions& options, logs::LogTracker* logs, json object)
