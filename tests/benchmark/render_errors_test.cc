@@ -57,7 +57,7 @@ TEST(ParseWorkload, RejectsBadWorkloads) {
        {{"image", "i"},
         {"accelerator", {{"resource", "amd.com/gpu"}, {"count", 18446744073709551615ULL}}}},
        "spec.workload.accelerator.count",
-       "Invalid value: 18446744073709551615: must be no more than 9223372036854775807"},
+       "Invalid value: 1.8446744073709552e+19: must be no more than 9223372036854775807"},
       {"count without a resource",
        {{"image", "i"}, {"accelerator", {{"count", 2}}}},
        "spec.workload.accelerator.count",

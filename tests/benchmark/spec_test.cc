@@ -221,10 +221,12 @@ TEST(ParseRunSpec, Rejects) {
       {"no spec", nullptr, {{"spec", "FieldValueRequired", "Required value"}}},
       {"spec not an object",
        json::array(),
-       {{"spec", "FieldValueTypeInvalid", R"(Invalid value: "array": must be of type object)"}}},
+       {{"spec", "FieldValueTypeInvalid",
+         R"(Invalid value: "array": spec in body must be of type object: "array")"}}},
       {"spec a string",
        "x",
-       {{"spec", "FieldValueTypeInvalid", R"(Invalid value: "string": must be of type object)"}}},
+       {{"spec", "FieldValueTypeInvalid",
+         R"(Invalid value: "string": spec in body must be of type object: "string")"}}},
       {"benchmark missing",
        with({{"benchmark", nullptr}}),
        {{"spec.benchmark", "FieldValueRequired", "Required value"}}},
@@ -236,7 +238,7 @@ TEST(ParseRunSpec, Rejects) {
       {"benchmark not a string",
        with({{"benchmark", 3}}),
        {{"spec.benchmark", "FieldValueTypeInvalid",
-         R"(Invalid value: "integer": must be of type string)"}}},
+         R"(Invalid value: "integer": spec.benchmark in body must be of type string: "integer")"}}},
       {"system missing",
        with({{"system", nullptr}}),
        {{"spec.system", "FieldValueRequired", "Required value"}}},
@@ -259,7 +261,7 @@ TEST(ParseRunSpec, Rejects) {
       {"system not a string",
        with({{"system", {{"name", "a100"}}}}),
        {{"spec.system", "FieldValueTypeInvalid",
-         R"(Invalid value: "object": must be of type string)"}}},
+         R"(Invalid value: "object": spec.system in body must be of type string: "object")"}}},
       {"neither workload nor template",
        with({{"workload", nullptr}}),
        {{"spec.workload", "FieldValueRequired",
@@ -271,11 +273,11 @@ TEST(ParseRunSpec, Rejects) {
       {"workload not an object",
        with({{"workload", "pod.yaml"}}),
        {{"spec.workload", "FieldValueTypeInvalid",
-         R"(Invalid value: "string": must be of type object)"}}},
+         R"(Invalid value: "string": spec.workload in body must be of type object: "string")"}}},
       {"template not an object",
        with({{"workload", nullptr}, {"template", json::array()}}),
        {{"spec.template", "FieldValueTypeInvalid",
-         R"(Invalid value: "array": must be of type object)"}}},
+         R"(Invalid value: "array": spec.template in body must be of type object: "array")"}}},
       {"workload nested too deep",
        with({{"workload", {{"image", "i"}, {"deep", nestedArrays(100)}}}}),
        {{"spec.workload", "FieldValueForbidden",
@@ -287,7 +289,7 @@ TEST(ParseRunSpec, Rejects) {
       {"matrix not an object",
        with({{"matrix", {1, 2}}}),
        {{"spec.matrix", "FieldValueTypeInvalid",
-         R"(Invalid value: "array": must be of type object)"}}},
+         R"(Invalid value: "array": spec.matrix in body must be of type object: "array")"}}},
       {"matrix list empty",
        with({{"matrix", {{"gpus", json::array()}}}}),
        {{"spec.matrix.gpus", "FieldValueRequired",
@@ -295,23 +297,23 @@ TEST(ParseRunSpec, Rejects) {
       {"matrix list not a list",
        with({{"matrix", {{"gpus", 4}}}}),
        {{"spec.matrix.gpus", "FieldValueTypeInvalid",
-         R"(Invalid value: "integer": must be of type array)"}}},
+         R"(Invalid value: "integer": spec.matrix.gpus in body must be of type array: "integer")"}}},
       {"matrix duplicate integers",
        with({{"matrix", {{"gpus", {4, 8, 4}}}}}),
-       {{"spec.matrix.gpus[2]", "FieldValueDuplicate", R"(Duplicate value: "4")"}}},
+       {{"spec.matrix.gpus[2]", "FieldValueDuplicate", "Duplicate value: 4"}}},
       {"matrix duplicate string and integer",
        with({{"matrix", {{"gpus", {4, "4"}}}}}),
        {{"spec.matrix.gpus[1]", "FieldValueDuplicate", R"(Duplicate value: "4")"}}},
       {"matrix value of a wrong type",
        with({{"matrix", {{"v", {true, 1.5, nullptr, json::object(), "ok"}}}}}),
        {{"spec.matrix.v[0]", "FieldValueTypeInvalid",
-         R"(Invalid value: "boolean": must be of type integer or string)"},
+         R"(Invalid value: "boolean": spec.matrix.v[0] in body must be of type integer or string: "boolean")"},
         {"spec.matrix.v[1]", "FieldValueTypeInvalid",
-         R"(Invalid value: "number": must be of type integer or string)"},
+         R"(Invalid value: "number": spec.matrix.v[1] in body must be of type integer or string: "number")"},
         {"spec.matrix.v[2]", "FieldValueTypeInvalid",
-         R"(Invalid value: "null": must be of type integer or string)"},
+         R"(Invalid value: "null": spec.matrix.v[2] in body must be of type integer or string: "null")"},
         {"spec.matrix.v[3]", "FieldValueTypeInvalid",
-         R"(Invalid value: "object": must be of type integer or string)"}}},
+         R"(Invalid value: "object": spec.matrix.v[3] in body must be of type integer or string: "object")"}}},
       {"parameter name with a dash, referenced",
        with({{"matrix", {{"gpu-count", {1}}}},
              {"workload", workloadWithArg("$(params.gpu-count)")}}),
@@ -352,11 +354,11 @@ TEST(ParseRunSpec, Rejects) {
       {"repetitions a string",
        with({{"repetitions", "three"}}),
        {{"spec.repetitions", "FieldValueTypeInvalid",
-         R"(Invalid value: "string": must be of type integer)"}}},
+         R"(Invalid value: "string": spec.repetitions in body must be of type integer: "string")"}}},
       {"repetitions with a fraction",
        with({{"repetitions", 1.5}}),
        {{"spec.repetitions", "FieldValueTypeInvalid",
-         R"(Invalid value: "number": must be of type integer)"}}},
+         R"(Invalid value: "number": spec.repetitions in body must be of type integer: "number")"}}},
       {"repetitions beyond uint64",
        with({{"repetitions", 1e300}}),
        {{"spec.repetitions", "FieldValueInvalid",
@@ -364,7 +366,7 @@ TEST(ParseRunSpec, Rejects) {
       {"repetitions beyond int64",
        with({{"repetitions", 18446744073709551615ULL}}),
        {{"spec.repetitions", "FieldValueInvalid",
-         "Invalid value: 18446744073709551615: must be less than or equal to 100"}}},
+         "Invalid value: 1.8446744073709552e+19: must be less than or equal to 100"}}},
       {"repetitions very negative",
        with({{"repetitions", -1e300}}),
        {{"spec.repetitions", "FieldValueInvalid",
@@ -376,7 +378,7 @@ TEST(ParseRunSpec, Rejects) {
       {"parallelism a string",
        with({{"parallelism", "2"}}),
        {{"spec.parallelism", "FieldValueTypeInvalid",
-         R"(Invalid value: "string": must be of type integer)"}}},
+         R"(Invalid value: "string": spec.parallelism in body must be of type integer: "string")"}}},
       {"timeLimit without a unit",
        with({{"timeLimit", "2"}}),
        {{"spec.timeLimit", "FieldValueInvalid",
@@ -397,7 +399,7 @@ TEST(ParseRunSpec, Rejects) {
       {"timeLimit a number",
        with({{"timeLimit", 7200}}),
        {{"spec.timeLimit", "FieldValueTypeInvalid",
-         R"(Invalid value: "integer": must be of type string)"}}},
+         R"(Invalid value: "integer": spec.timeLimit in body must be of type string: "integer")"}}},
       {"startTimeout empty",
        with({{"startTimeout", ""}}),
        {{"spec.startTimeout", "FieldValueInvalid",
@@ -406,17 +408,17 @@ TEST(ParseRunSpec, Rejects) {
       {"suspend a string",
        with({{"suspend", "yes"}}),
        {{"spec.suspend", "FieldValueTypeInvalid",
-         R"(Invalid value: "string": must be of type boolean)"}}},
+         R"(Invalid value: "string": spec.suspend in body must be of type boolean: "string")"}}},
       {"cleanup a string",
        with({{"cleanup", "Delete"}}),
        {{"spec.cleanup", "FieldValueTypeInvalid",
-         R"(Invalid value: "string": must be of type object)"}}},
+         R"(Invalid value: "string": spec.cleanup in body must be of type object: "string")"}}},
       {"cleanup actions unknown",
        with({{"cleanup", {{"onSuccess", "Keep"}, {"onFailure", 1}}}}),
        {{"spec.cleanup.onSuccess", "FieldValueNotSupported",
          R"(Unsupported value: "Keep": supported values: "Delete", "Retain")"},
         {"spec.cleanup.onFailure", "FieldValueTypeInvalid",
-         R"(Invalid value: "integer": must be of type string)"}}},
+         R"(Invalid value: "integer": spec.cleanup.onFailure in body must be of type string: "integer")"}}},
       {"cleanup retainFor and maxRetained",
        with({{"cleanup", {{"retainFor", "0s"}, {"maxRetained", -1}}}}),
        {{"spec.cleanup.retainFor", "FieldValueInvalid",
@@ -426,11 +428,11 @@ TEST(ParseRunSpec, Rejects) {
       {"metrics not an array",
        with({{"metrics", json::object()}}),
        {{"spec.metrics", "FieldValueTypeInvalid",
-         R"(Invalid value: "object": must be of type array)"}}},
+         R"(Invalid value: "object": spec.metrics in body must be of type array: "object")"}}},
       {"metrics item not an object",
        with({{"metrics", {json::object(), "throughput"}}}),
        {{"spec.metrics[1]", "FieldValueTypeInvalid",
-         R"(Invalid value: "string": must be of type object)"}}},
+         R"(Invalid value: "string": spec.metrics[1] in body must be of type object: "string")"}}},
       {"metrics nested too deep",
        with({{"metrics", {{{"deep", nestedArrays(99)}}}}}),
        {{"spec.metrics", "FieldValueForbidden",
@@ -438,7 +440,7 @@ TEST(ParseRunSpec, Rejects) {
       {"references not an object",
        with({{"references", json::array()}}),
        {{"spec.references", "FieldValueTypeInvalid",
-         R"(Invalid value: "array": must be of type object)"}}},
+         R"(Invalid value: "array": spec.references in body must be of type object: "array")"}}},
       {"too many units",
        with({{"matrix", matrixOfSize({40, 30})}}),
        {{"spec.matrix", "FieldValueTooMany",
@@ -459,7 +461,7 @@ TEST(ParseRunSpec, Rejects) {
         {"spec.repetitions", "FieldValueInvalid",
          "Invalid value: 0: must be greater than or equal to 1"},
         {"spec.suspend", "FieldValueTypeInvalid",
-         R"(Invalid value: "integer": must be of type boolean)"}}},
+         R"(Invalid value: "integer": spec.suspend in body must be of type boolean: "integer")"}}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -475,21 +477,22 @@ TEST(ParseRunSpec, ErrorMessage) {
   EXPECT_EQ(parseRunSpec(with({{"repetitions", 0}})).status().message(),
             "spec.repetitions: Invalid value: 0: must be greater than or equal to 1");
   EXPECT_EQ(parseRunSpec(with({{"system", nullptr}, {"suspend", "no"}})).status().message(),
-            "[spec.system: Required value, spec.suspend: Invalid value: \"string\": must be of "
-            "type boolean]");
+            "[spec.system: Required value, spec.suspend: Invalid value: \"string\": spec.suspend "
+            "in body must be of type boolean: \"string\"]");
 }
 
-// Verifies that a long or non-UTF-8 value is shown cut and escaped, never thrown on.
+// Verifies that a long value is shown whole and a non-UTF-8 one escaped as Go's %q escapes it,
+// never thrown on.
 TEST(ParseRunSpec, HostileStrings) {
   common::Result<RunSpec> got = parseRunSpec(with({{"benchmark", std::string(1000, 'b')}}));
   ASSERT_EQ(got.status().causes().size(), 1u);
   EXPECT_EQ(got.status().causes()[0].message,
-            "Unsupported value: \"" + std::string(80, 'b') +
-                "...\": supported values: \"resnet50\", \"cosmoflow\", \"deepcam\", \"custom\"");
-  got = parseRunSpec(with({{"system", "\xff\xfe"}}));
+            "Unsupported value: \"" + std::string(1000, 'b') +
+                "\": supported values: \"resnet50\", \"cosmoflow\", \"deepcam\", \"custom\"");
+  got = parseRunSpec(with({{"system", "\xff\xfe\n"}}));
   ASSERT_EQ(got.status().causes().size(), 1u);
   EXPECT_EQ(got.status().causes()[0].message,
-            "Invalid value: \"\xEF\xBF\xBD\xEF\xBF\xBD\": must consist of alphanumeric "
+            R"(Invalid value: "\xff\xfe\n": must consist of alphanumeric )"
             "characters, '-', '_' or '.', and must start and end with an alphanumeric character");
 }
 

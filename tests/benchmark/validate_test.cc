@@ -90,5 +90,20 @@ TEST(ValidateRun, DescribesAtMostFiveCauses) {
   EXPECT_EQ(describeInvalid(common::invalidError("plain")), "plain");
 }
 
+// Verifies that a condition shows at most 512 bytes of each cause, cut between runes, while the
+// cause itself keeps the whole value.
+TEST(ValidateRun, CutsLongCausesBetweenRunes) {
+  const std::string value = std::string(600, 'a') + "\u00e9";
+  const common::Status invalid =
+      common::invalidError("x", {{"spec.f", "FieldValueInvalid", "Invalid value: " + value}});
+  const std::string message = describeInvalid(invalid);
+  EXPECT_EQ(message, "spec.f: Invalid value: " + std::string(512 - 23, 'a') + "...");
+
+  const std::string runes = std::string(488, 'a') + "\u00e9\u00e9";
+  EXPECT_EQ(describeInvalid(common::invalidError(
+                "x", {{"spec.f", "FieldValueInvalid", "Invalid value: " + runes}})),
+            "spec.f: Invalid value: " + std::string(488, 'a') + "...");
+}
+
 }  // namespace
 }  // namespace hetbench::benchmark

@@ -114,7 +114,7 @@ TEST(ParseReferences, Rejects) {
       {"not an object",
        json::array(),
        {{"spec.references", "FieldValueTypeInvalid",
-         "Invalid value: \"array\": must be of type object"}}},
+         "Invalid value: \"array\": spec.references in body must be of type object: \"array\""}}},
       {"a bad metric name",
        json{{"io-time", {{"value", 1}}}},
        {{"spec.references", "FieldValueInvalid",
@@ -122,14 +122,17 @@ TEST(ParseReferences, Rejects) {
          "letters, digits and '_', and have at most 63 characters"}}},
       {"a number instead of an object",
        ref(1000),
-       {{et, "FieldValueTypeInvalid", "Invalid value: \"integer\": must be of type object"}}},
+       {{et, "FieldValueTypeInvalid",
+         "Invalid value: \"integer\": spec.references.effective_throughput in body must be of type "
+         "object: \"integer\""}}},
       {"no value",
        ref({{"lower", 0.05}}),
        {{et + ".value", "FieldValueRequired", "Required value"}}},
       {"a value that is a string",
        ref({{"value", "1000"}}),
        {{et + ".value", "FieldValueTypeInvalid",
-         "Invalid value: \"string\": must be of type number"}}},
+         "Invalid value: \"string\": spec.references.effective_throughput.value in body must be of "
+         "type number: \"string\""}}},
       {"fromHistory and a value",
        ref({{"value", 10}, {"fromHistory", json::object()}}),
        {{et + ".value", "FieldValueInvalid",
@@ -137,7 +140,8 @@ TEST(ParseReferences, Rejects) {
       {"fromHistory not an object",
        ref({{"fromHistory", 5}}),
        {{et + ".fromHistory", "FieldValueTypeInvalid",
-         "Invalid value: \"integer\": must be of type object"}}},
+         "Invalid value: \"integer\": spec.references.effective_throughput.fromHistory in body "
+         "must be of type object: \"integer\""}}},
       {"fromHistory runs out of range",
        ref({{"fromHistory", {{"runs", 0}}}}),
        {{et + ".fromHistory.runs", "FieldValueInvalid",
@@ -169,7 +173,8 @@ TEST(ParseReferences, Rejects) {
       {"lower as a percentage string",
        ref({{"value", 1}, {"lower", "5%"}}),
        {{et + ".lower", "FieldValueTypeInvalid",
-         "Invalid value: \"string\": must be of type number"}}},
+         "Invalid value: \"string\": spec.references.effective_throughput.lower in body must be of "
+         "type number: \"string\""}}},
       {"upper negative",
        ref({{"value", 1}, {"upper", -0.1}}),
        {{et + ".upper", "FieldValueInvalid",
@@ -182,7 +187,8 @@ TEST(ParseReferences, Rejects) {
       {"a unit that is not a string",
        ref({{"value", 1}, {"unit", true}}),
        {{et + ".unit", "FieldValueTypeInvalid",
-         "Invalid value: \"boolean\": must be of type string"}}},
+         "Invalid value: \"boolean\": spec.references.effective_throughput.unit in body must be of "
+         "type string: \"boolean\""}}},
       {"an unknown direction",
        ref({{"value", 1}, {"direction", "up"}}),
        {{et + ".direction", "FieldValueNotSupported",
@@ -195,7 +201,8 @@ TEST(ParseReferences, Rejects) {
          "Invalid value: 2: must be between 0 and 1, a fraction of value (0.05 allows 5% below "
          "it)"},
         {"spec.references.b", "FieldValueTypeInvalid",
-         "Invalid value: \"string\": must be of type object"}}},
+         "Invalid value: \"string\": spec.references.b in body must be of type object: "
+         "\"string\""}}},
   };
   for (const Case& c : cases) {
     const common::Result<References> got = parseReferences(c.references, kUnits);

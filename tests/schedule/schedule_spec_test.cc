@@ -68,7 +68,8 @@ TEST(ScheduleSpecTest, Rejections) {
        "spec.schedule: Invalid value: \"TZ=UTC 0 * * * *\": cannot use TZ or CRON_TZ in the "
        "schedule; use the timeZone field instead"},
       {"schedule not a string", [](json& s) { s["schedule"] = 5; },
-       "spec.schedule: Invalid value: \"integer\": must be of type string"},
+       "spec.schedule: Invalid value: \"integer\": spec.schedule in body must be of type string: "
+       "\"integer\""},
       {"unknown zone", [](json& s) { s["timeZone"] = "Europe/Atlantis"; },
        "spec.timeZone: Invalid value: \"Europe/Atlantis\": unknown time zone \"Europe/Atlantis\""},
       {"policy", [](json& s) { s["concurrencyPolicy"] = "Never"; },
@@ -84,7 +85,8 @@ TEST(ScheduleSpecTest, Rejections) {
       {"bad run spec", [](json& s) { s["runTemplate"]["spec"]["repetitions"] = 0; },
        "spec.runTemplate.spec.repetitions: Invalid value: 0: must be greater than or equal to 1"},
       {"label not a string", [](json& s) { s["runTemplate"]["metadata"]["labels"]["n"] = 1; },
-       "spec.runTemplate.metadata.labels.n: Invalid value: \"integer\": must be of type string"},
+       "spec.runTemplate.metadata.labels.n: Invalid value: \"integer\": "
+       "spec.runTemplate.metadata.labels.n in body must be of type string: \"integer\""},
   };
   for (const Row& row : rows) {
     json spec = valid();

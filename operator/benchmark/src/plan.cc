@@ -80,8 +80,8 @@ class Substitution {
       i = dollar + close + 1;
     }
     if (unknown) {
-      causes_.push_back(common::invalidCause(path, common::quote(in),
-                                             "unknown parameter " + common::quote(*unknown)));
+      causes_.push_back(
+          common::invalidCause(path, in, "unknown parameter " + common::goQuote(*unknown)));
     }
     return out;
   }

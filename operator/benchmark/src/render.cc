@@ -8,33 +8,32 @@
 #include <string_view>
 #include <utility>
 
-#include "field_reader.h"
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/common/ids.h"
+#include "hetbench/common/spec_reader.h"
 #include "json_fields.h"
 #include "render_internal.h"
 
 namespace hetbench::benchmark {
 namespace {
 
+using common::duplicateCause;
+using common::forbiddenCause;
+using common::invalidCause;
+using common::notSupportedCause;
+using common::requiredCause;
+using common::SpecReader;
 using common::StatusCause;
-using internal::duplicateCause;
-using internal::FieldReader;
-using internal::forbiddenCause;
 using internal::indexed;
 using internal::infoOf;
-using internal::invalidCause;
 using internal::invalidFields;
 using internal::isIntOrString;
 using internal::isString;
 using internal::KindInfo;
 using internal::kindNamed;
 using internal::member;
-using internal::notSupportedCause;
 using internal::objectMeta;
 using internal::renderTemplate;
-using internal::requiredCause;
-using internal::typeCause;
 using internal::unitMeta;
 using internal::UnitMeta;
 using nlohmann::json;
@@ -53,22 +52,22 @@ constexpr std::size_t kMaxLabelValueLength = 63;
 constexpr std::size_t kRunIdLength = 5;
 
 // Reads the accelerator's own fields; false when one of them is wrong.
-bool parseAccelerator(FieldReader& r, const json& a, const std::string& field, Accelerator& out) {
-  if (!r.object(a, field)) return false;
+bool parseAccelerator(SpecReader& r, const json& a, const std::string& field, Accelerator& out) {
+  if (!r.object(field, a)) return false;
   bool ok = true;
   if (const json& v = member(a, "resource"); !v.is_null()) {
     std::optional<std::string> s =
-        r.oneOf(v, field + ".resource", {kNvidiaGpu, kAmdGpu, kIpu, kNoAccelerator});
+        r.oneOf(field + ".resource", v, {kNvidiaGpu, kAmdGpu, kIpu, kNoAccelerator});
     if (s) out.resource = *s == kNoAccelerator ? "" : *s;
     ok = ok && s.has_value();
   }
   if (const json& v = member(a, "count"); !v.is_null()) {
-    std::optional<std::int64_t> n = r.integer(v, field + ".count", 0);
+    std::optional<std::int64_t> n = r.intOrString(field + ".count", v, 0);
     if (n) out.count = *n;
     ok = ok && n.has_value();
   }
   if (const json& v = member(a, "product"); !v.is_null()) {
-    std::optional<std::string> s = r.string(v, field + ".product");
+    std::optional<std::string> s = r.string(field + ".product", v);
     if (s) out.product = *s;
     ok = ok && s.has_value();
   }
@@ -76,7 +75,7 @@ bool parseAccelerator(FieldReader& r, const json& a, const std::string& field, A
 }
 
 // The accelerator's rules that involve the workload's kind.
-void checkAccelerator(FieldReader& r, const Workload& w, const std::string& field) {
+void checkAccelerator(SpecReader& r, const Workload& w, const std::string& field) {
   const Accelerator& a = w.accelerator;
   const json resource = a.resource.empty() ? json(kNoAccelerator) : json(a.resource);
   if (a.resource.empty() && a.count > 0) {
@@ -95,35 +94,35 @@ void checkAccelerator(FieldReader& r, const Workload& w, const std::string& fiel
   }
 }
 
-void parseEnv(FieldReader& r, const json& env, const std::string& field, Workload& out) {
-  if (!r.array(env, field)) return;
+void parseEnv(SpecReader& r, const json& env, const std::string& field, Workload& out) {
+  if (!r.array(field, env)) return;
   for (std::size_t i = 0; i < env.size(); ++i) {
     const std::string at = indexed(field, i);
-    if (!r.object(env[i], at)) continue;
+    if (!r.object(at, env[i])) continue;
     json var = json::object();
     if (const json& v = member(env[i], "name"); v.is_null()) {
       r.add(requiredCause(at + ".name"));
-    } else if (std::optional<std::string> name = r.name(v, at + ".name")) {
+    } else if (std::optional<std::string> name = r.name(at + ".name", v)) {
       var["name"] = *name;
     }
     if (const json& v = member(env[i], "value"); !v.is_null()) {
-      if (std::optional<std::string> value = r.string(v, at + ".value")) var["value"] = *value;
+      if (std::optional<std::string> value = r.string(at + ".value", v)) var["value"] = *value;
     }
     if (const json& v = member(env[i], "valueFrom");
-        !v.is_null() && r.object(v, at + ".valueFrom")) {
+        !v.is_null() && r.object(at + ".valueFrom", v)) {
       var["valueFrom"] = v;
     }
     out.env.push_back(std::move(var));
   }
 }
 
-void parseVolumes(FieldReader& r, const json& volumes, const std::string& field, Workload& out) {
-  if (!r.array(volumes, field)) return;
+void parseVolumes(SpecReader& r, const json& volumes, const std::string& field, Workload& out) {
+  if (!r.array(field, volumes)) return;
   std::set<std::string> names;
   for (std::size_t i = 0; i < volumes.size(); ++i) {
     const std::string at = indexed(field, i);
     const json& item = volumes[i];
-    if (!r.object(item, at)) continue;
+    if (!r.object(at, item)) continue;
     Volume volume;
     bool ok = true;
     for (const auto& [key, target] :
@@ -134,13 +133,13 @@ void parseVolumes(FieldReader& r, const json& volumes, const std::string& field,
       if (v.is_null()) {
         r.add(requiredCause(at + "." + key));
       } else {
-        s = r.name(v, at + "." + key);
+        s = r.name(at + "." + key, v);
       }
       if (s) *target = *s;
       ok = ok && s.has_value();
     }
     if (const json& v = member(item, "readOnly"); !v.is_null()) {
-      std::optional<bool> b = r.boolean(v, at + ".readOnly");
+      std::optional<bool> b = r.boolean(at + ".readOnly", v);
       if (b) volume.readOnly = *b;
       ok = ok && b.has_value();
     }
@@ -152,31 +151,30 @@ void parseVolumes(FieldReader& r, const json& volumes, const std::string& field,
   }
 }
 
-void parseTraining(FieldReader& r, const json& training, const std::string& field, Training& out) {
-  if (!r.object(training, field)) return;
+void parseTraining(SpecReader& r, const json& training, const std::string& field, Training& out) {
+  if (!r.object(field, training)) return;
   for (const auto& [key, target] :
        {std::pair{"batchSize", &out.batchSize}, std::pair{"epochs", &out.epochs},
         std::pair{"stepsPerEpoch", &out.stepsPerEpoch}}) {
     if (const json& v = member(training, key); !v.is_null()) {
-      *target = r.integer(v, field + "." + key, 1);
+      *target = r.intOrString(field + "." + key, v, 1);
     }
   }
   if (const json& v = member(training, "precision"); !v.is_null()) {
-    out.precision = r.oneOf(v, field + ".precision", {"fp32", "bf16", "fp16"}).value_or("");
+    out.precision = r.oneOf(field + ".precision", v, {"fp32", "bf16", "fp16"}).value_or("");
   }
   if (const json& v = member(training, "data"); !v.is_null()) {
-    out.data = r.string(v, field + ".data").value_or("");
+    out.data = r.string(field + ".data", v).value_or("");
   }
 }
 
-void parseResources(FieldReader& r, const json& resources, const std::string& field,
-                    Workload& out) {
-  if (!r.object(resources, field)) return;
+void parseResources(SpecReader& r, const json& resources, const std::string& field, Workload& out) {
+  if (!r.object(field, resources)) return;
   json kept = json::object();
   for (const char* key : {"requests", "limits"}) {
     const json& v = member(resources, key);
     if (v.is_null()) continue;
-    if (r.mapOf(v, field + "." + key, isIntOrString, "integer or string")) kept[key] = v;
+    if (r.mapOf(field + "." + key, v, isIntOrString, "integer or string")) kept[key] = v;
   }
   out.resources = std::move(kept);
 }
@@ -399,29 +397,29 @@ std::string unitName(const RunRef& run, const Unit& unit) {
 }
 
 common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std::string& path) {
-  FieldReader r;
-  if (!r.object(workload, path)) return invalidFields(path, std::move(r.causes()));
+  SpecReader r;
+  if (!r.object(path, workload)) return invalidFields(path, std::move(r.causes()));
   Workload out;
   const auto at = [&](std::string_view key) { return path + "." + std::string(key); };
 
   bool kindOk = true;
   if (const json& v = member(workload, "kind"); !v.is_null()) {
-    std::optional<std::string> s = r.oneOf(v, at("kind"), {"Pod", "Job", "IPUJob"});
+    std::optional<std::string> s = r.oneOf(at("kind"), v, {"Pod", "Job", "IPUJob"});
     if (s) out.kind = kindNamed(*s)->kind;
     kindOk = s.has_value();
   }
   if (const json& v = member(workload, "image"); v.is_null()) {
     r.add(requiredCause(at("image")));
   } else {
-    out.image = r.name(v, at("image")).value_or("");
+    out.image = r.name(at("image"), v).value_or("");
   }
   if (const json& v = member(workload, "command"); !v.is_null()) {
-    out.command = r.strings(v, at("command"));
+    out.command = r.strings(at("command"), v);
   }
-  if (const json& v = member(workload, "args"); !v.is_null()) out.args = r.strings(v, at("args"));
+  if (const json& v = member(workload, "args"); !v.is_null()) out.args = r.strings(at("args"), v);
   if (const json& v = member(workload, "imagePullPolicy"); !v.is_null()) {
     out.imagePullPolicy =
-        r.oneOf(v, at("imagePullPolicy"), {"Always", "IfNotPresent", "Never"}).value_or("");
+        r.oneOf(at("imagePullPolicy"), v, {"Always", "IfNotPresent", "Never"}).value_or("");
   }
   bool acceleratorOk = true;
   if (const json& v = member(workload, "accelerator"); !v.is_null()) {
@@ -429,22 +427,22 @@ common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std
   }
   bool nodesOk = true;
   if (const json& v = member(workload, "nodes"); !v.is_null()) {
-    std::optional<std::int64_t> n = r.integer(v, at("nodes"), 1);
+    std::optional<std::int64_t> n = r.intOrString(at("nodes"), v, 1);
     if (n) out.nodes = *n;
     nodesOk = n.has_value();
   }
   const json& backoffLimit = member(workload, "backoffLimit");
   if (!backoffLimit.is_null()) {
-    out.backoffLimit = r.integer(backoffLimit, at("backoffLimit"), 0).value_or(0);
+    out.backoffLimit = r.intOrString(at("backoffLimit"), backoffLimit, 0).value_or(0);
   }
   if (const json& v = member(workload, "nodeSelector"); !v.is_null()) {
-    if (r.mapOf(v, at("nodeSelector"), isString, "string")) out.nodeSelector = v;
+    if (r.mapOf(at("nodeSelector"), v, isString, "string")) out.nodeSelector = v;
   }
   if (const json& v = member(workload, "tolerations"); !v.is_null()) {
-    if (r.objects(v, at("tolerations"))) out.tolerations = v;
+    if (r.objects(at("tolerations"), v)) out.tolerations = v;
   }
   if (const json& v = member(workload, "affinity"); !v.is_null()) {
-    if (r.object(v, at("affinity"))) out.affinity = v;
+    if (r.object(at("affinity"), v)) out.affinity = v;
   }
   if (const json& v = member(workload, "resources"); !v.is_null()) {
     parseResources(r, v, at("resources"), out);

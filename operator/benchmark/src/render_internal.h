@@ -4,9 +4,12 @@
 // and the rendering of a raw template. Internal to the benchmark module.
 
 #include <array>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "hetbench/benchmark/render.h"
 
@@ -35,6 +38,15 @@ inline const KindInfo& infoOf(WorkloadKind kind) {
     if (k.kind == kind) return k;
   }
   return kKinds[0];
+}
+
+inline common::Status invalidFields(const std::string& path,
+                                    std::vector<common::StatusCause> causes) {
+  return common::invalidError(path + " is invalid", std::move(causes));
+}
+
+inline std::string indexed(const std::string& field, std::size_t i) {
+  return field + "[" + std::to_string(i) + "]";
 }
 
 inline bool isString(const nlohmann::json& v) { return v.is_string(); }

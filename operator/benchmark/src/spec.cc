@@ -70,14 +70,14 @@ void readSystem(Reader& r, const json& spec, RunSpec& out) {
     r.add(common::requiredCause("spec.system"));
     return;
   }
-  const std::string* system = r.string("spec.system", *v);
-  if (system == nullptr) return;
+  std::optional<std::string> system = r.string("spec.system", *v);
+  if (!system) return;
   if (system->empty()) {
     r.add(common::requiredCause("spec.system"));
   } else if (system->size() > kMaxSystemLength) {
     r.add(common::tooLongCause("spec.system", kMaxSystemLength));
   } else if (!isLabelValue(*system)) {
-    r.add(common::invalidCause("spec.system", common::quote(*system),
+    r.add(common::invalidCause("spec.system", *system,
                                "must consist of alphanumeric characters, '-', '_' or '.', and "
                                "must start and end with an alphanumeric character"));
   } else {
@@ -120,7 +120,7 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
     declared[name];
     const std::string field = "spec.matrix." + name;
     if (!isParameterName(name)) {
-      r.add(common::invalidCause("spec.matrix", common::quote(name),
+      r.add(common::invalidCause("spec.matrix", name,
                                  "a parameter name must start with a letter or '_' and "
                                  "contain only letters, digits and '_'"));
       valid = false;
@@ -149,12 +149,12 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
                  n && std::fabs(value.get<double>()) < 9223372036854775808.0) {
         text = std::to_string(*n);  // an integral float such as 4.0 (not one beyond int64)
       } else {
-        r.add(common::typeInvalidCause(itemField, value, "integer or string"));
+        r.add(common::schemaTypeCause(itemField, value, "integer or string"));
         valid = false;
         continue;
       }
       if (!seen.insert(text).second) {
-        r.add(common::duplicateCause(itemField, common::quote(text)));
+        r.add(common::duplicateCause(itemField, value));
         valid = false;
         continue;
       }

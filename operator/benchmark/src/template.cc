@@ -3,28 +3,31 @@
 #include <optional>
 #include <string>
 
-#include "field_reader.h"
+#include "hetbench/common/spec_reader.h"
 #include "json_fields.h"
 #include "render_internal.h"
 
 namespace hetbench::benchmark::internal {
 namespace {
 
+using common::notSupportedCause;
+using common::requiredCause;
+using common::SpecReader;
 using nlohmann::json;
 
 // Merges the unit's labels into `object`'s metadata.labels (created if absent).
-void addLabels(FieldReader& r, json& object, const std::string& field, const json& labels) {
+void addLabels(SpecReader& r, json& object, const std::string& field, const json& labels) {
   json& metadata = object["metadata"];
   if (metadata.is_null()) metadata = json::object();
-  if (!r.object(metadata, field + ".metadata")) return;
+  if (!r.object(field + ".metadata", metadata)) return;
   json& existing = metadata["labels"];
   if (existing.is_null()) existing = json::object();
-  if (!r.mapOf(existing, field + ".metadata.labels", isString, "string")) return;
+  if (!r.mapOf(field + ".metadata.labels", existing, isString, "string")) return;
   existing.update(labels);
 }
 
 // A positive integer field of a template's spec; `fallback` when absent.
-std::optional<std::int64_t> templateCount(FieldReader& r, const json& spec, const char* key,
+std::optional<std::int64_t> templateCount(SpecReader& r, const json& spec, const char* key,
                                           const std::string& field,
                                           std::optional<std::int64_t> fallback) {
   const json& v = member(spec, key);
@@ -33,20 +36,20 @@ std::optional<std::int64_t> templateCount(FieldReader& r, const json& spec, cons
     return fallback;
   }
   if (!v.is_number_integer()) {
-    r.add(typeCause(field, v, "integer"));
+    r.add(common::schemaTypeCause(field, v, "integer"));
     return std::nullopt;
   }
-  return r.integer(v, field, 1);
+  return r.intOrString(field, v, 1);
 }
 
 // The template's kind, checked with its apiVersion; nullptr (with causes) when either is wrong.
-const KindInfo* templateKind(FieldReader& r, const json& templ, const std::string& path) {
+const KindInfo* templateKind(SpecReader& r, const json& templ, const std::string& path) {
   const json& kindValue = member(templ, "kind");
   const json& apiVersion = member(templ, "apiVersion");
   const KindInfo* kind = nullptr;
   if (kindValue.is_null()) {
     r.add(requiredCause(path + ".kind"));
-  } else if (std::optional<std::string> name = r.string(kindValue, path + ".kind")) {
+  } else if (std::optional<std::string> name = r.string(path + ".kind", kindValue)) {
     kind = kindNamed(*name);
     if (kind == nullptr) {
       r.add(notSupportedCause(path + ".kind", kindValue, {"Pod", "Job", "IPUJob"}));
@@ -56,33 +59,33 @@ const KindInfo* templateKind(FieldReader& r, const json& templ, const std::strin
     r.add(requiredCause(path + ".apiVersion"));
   } else if (kind != nullptr && (!apiVersion.is_string() ||
                                  apiVersion.get_ref<const std::string&>() != kind->apiVersion)) {
-    r.add(notSupportedCause(path + ".apiVersion", apiVersion, {kind->apiVersion}));
+    r.add(notSupportedCause(path + ".apiVersion", apiVersion, {std::string(kind->apiVersion)}));
   }
   return kind;
 }
 
 // The unit's metadata: only the user's labels and annotations survive; name, namespace and
 // owner are the unit's.
-json templateMetadata(FieldReader& r, const json& templ, const std::string& path,
+json templateMetadata(SpecReader& r, const json& templ, const std::string& path,
                       const UnitMeta& m) {
   json metadata = objectMeta(m);
   const json& given = member(templ, "metadata");
-  if (given.is_null() || !r.object(given, path + ".metadata")) return metadata;
+  if (given.is_null() || !r.object(path + ".metadata", given)) return metadata;
   if (const json& labels = member(given, "labels");
-      !labels.is_null() && r.mapOf(labels, path + ".metadata.labels", isString, "string")) {
+      !labels.is_null() && r.mapOf(path + ".metadata.labels", labels, isString, "string")) {
     json merged = labels;
     merged.update(m.labels);
     metadata["labels"] = std::move(merged);
   }
   if (const json& annotations = member(given, "annotations");
       !annotations.is_null() &&
-      r.mapOf(annotations, path + ".metadata.annotations", isString, "string")) {
+      r.mapOf(path + ".metadata.annotations", annotations, isString, "string")) {
     metadata["annotations"] = annotations;
   }
   return metadata;
 }
 
-std::int64_t podSpecOf(FieldReader& r, json& objectSpec, const std::string& specPath) {
+std::int64_t podSpecOf(SpecReader& r, json& objectSpec, const std::string& specPath) {
   json& policy = objectSpec["restartPolicy"];
   if (policy.is_null()) {
     policy = "Never";
@@ -92,12 +95,12 @@ std::int64_t podSpecOf(FieldReader& r, json& objectSpec, const std::string& spec
   return 1;
 }
 
-std::int64_t jobSpecOf(FieldReader& r, json& objectSpec, const std::string& specPath,
+std::int64_t jobSpecOf(SpecReader& r, json& objectSpec, const std::string& specPath,
                        const json& labels) {
   json& podTemplate = objectSpec["template"];
   if (podTemplate.is_null()) {
     r.add(requiredCause(specPath + ".template"));
-  } else if (r.object(podTemplate, specPath + ".template")) {
+  } else if (r.object(specPath + ".template", podTemplate)) {
     addLabels(r, podTemplate, specPath + ".template", labels);
   }
   // Kubernetes runs min(parallelism, completions) pods at once.
@@ -110,17 +113,17 @@ std::int64_t jobSpecOf(FieldReader& r, json& objectSpec, const std::string& spec
   return pods;
 }
 
-std::int64_t ipuJobSpecOf(FieldReader& r, json& objectSpec, const std::string& specPath,
+std::int64_t ipuJobSpecOf(SpecReader& r, json& objectSpec, const std::string& specPath,
                           const json& labels) {
   json& workers = objectSpec["workers"];
   const std::string workersPath = specPath + ".workers";
   if (workers.is_null()) {
     r.add(requiredCause(workersPath));
-  } else if (r.object(workers, workersPath)) {
+  } else if (r.object(workersPath, workers)) {
     json& podTemplate = workers["template"];
     if (podTemplate.is_null()) {
       r.add(requiredCause(workersPath + ".template"));
-    } else if (r.object(podTemplate, workersPath + ".template")) {
+    } else if (r.object(workersPath + ".template", podTemplate)) {
       addLabels(r, podTemplate, workersPath + ".template", labels);
     }
   }
@@ -132,8 +135,8 @@ std::int64_t ipuJobSpecOf(FieldReader& r, json& objectSpec, const std::string& s
 
 common::Result<RenderedUnit> renderTemplate(const RunRef& run, const RunSpec& spec,
                                             const Unit& unit, json templ, const std::string& path) {
-  FieldReader r;
-  if (!r.object(templ, path)) return invalidFields(path, std::move(r.causes()));
+  SpecReader r;
+  if (!r.object(path, templ)) return invalidFields(path, std::move(r.causes()));
   const KindInfo* kind = templateKind(r, templ, path);
   if (!r.causes().empty()) return invalidFields(path, std::move(r.causes()));
 
@@ -148,7 +151,7 @@ common::Result<RenderedUnit> renderTemplate(const RunRef& run, const RunSpec& sp
   json& objectSpec = templ["spec"];
   if (objectSpec.is_null()) {
     r.add(requiredCause(specPath));
-  } else if (r.object(objectSpec, specPath)) {
+  } else if (r.object(specPath, objectSpec)) {
     switch (kind->kind) {
       case WorkloadKind::kPod:
         out.expectedPods = podSpecOf(r, objectSpec, specPath);

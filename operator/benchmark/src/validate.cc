@@ -9,6 +9,9 @@ namespace hetbench::benchmark {
 namespace {
 
 constexpr std::size_t kMaxCausesInMessage = 5;
+// A cause shows the offending value in full, as the API server does; a condition shows at most
+// this much of each.
+constexpr std::size_t kMaxCauseBytesInMessage = 512;
 constexpr std::size_t kMaxNameLength = 63;
 
 std::vector<std::string> requiredMetrics(const AcceptedRun& run) {
@@ -56,7 +59,7 @@ common::Result<AcceptedRun> parseRun(const nlohmann::json& spec) {
 common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json& spec) {
   if (ref.name.size() > kMaxNameLength) {
     return common::invalidStatus({common::invalidCause(
-        "metadata.name", common::quote(ref.name),
+        "metadata.name", ref.name,
         "must be no more than 63 characters (it labels the run's workloads)")});
   }
   HETBENCH_ASSIGN_OR_RETURN(AcceptedRun run, parseRun(spec));
@@ -103,7 +106,8 @@ std::string describeInvalid(const common::Status& status) {
       break;
     }
     if (!out.empty()) out += "; ";
-    out += cause.field.empty() ? cause.message : cause.field + ": " + cause.message;
+    out += common::cutText(cause.field.empty() ? cause.message : cause.field + ": " + cause.message,
+                           kMaxCauseBytesInMessage);
     ++shown;
   }
   return out;

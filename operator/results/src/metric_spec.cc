@@ -27,7 +27,7 @@ constexpr Reduce kReductions[] = {Reduce::kFirst, Reduce::kLast, Reduce::kMin,
 std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
                                    std::set<std::string>& names, std::vector<StatusCause>& causes) {
   if (!entry.is_object()) {
-    causes.push_back(common::typeInvalidCause(field, entry, "object"));
+    causes.push_back(common::schemaTypeCause(field, entry, "object"));
     return std::nullopt;
   }
   const std::size_t before = causes.size();
@@ -35,12 +35,12 @@ std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
   if (const json* name = member(entry, "name"); name == nullptr) {
     causes.push_back(common::requiredCause(field + ".name"));
   } else if (!name->is_string()) {
-    causes.push_back(common::typeInvalidCause(field + ".name", *name, "string"));
+    causes.push_back(common::schemaTypeCause(field + ".name", *name, "string"));
   } else if (spec.name = name->get<std::string>(); !isMetricName(spec.name)) {
-    causes.push_back(common::invalidCause(field + ".name", common::quote(spec.name),
-                                          std::string(internal::kMetricNameRule)));
+    causes.push_back(
+        common::invalidCause(field + ".name", spec.name, std::string(internal::kMetricNameRule)));
   } else if (!names.insert(spec.name).second) {
-    causes.push_back(common::duplicateCause(field + ".name", common::quote(spec.name)));
+    causes.push_back(common::duplicateCause(field + ".name", spec.name));
   }
   // The group the pattern is checked for: the whole match when `group` itself is wrong, so
   // that one mistake is reported once.
@@ -49,10 +49,10 @@ std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
     const std::optional<std::int64_t> n = common::integralValue(*group);
     checkedGroup = 0;
     if (!n) {
-      causes.push_back(common::typeInvalidCause(field + ".group", *group, "integer"));
+      causes.push_back(common::schemaTypeCause(field + ".group", *group, "integer"));
     } else if (*n < 0) {
-      causes.push_back(common::invalidCause(field + ".group", group->dump(),
-                                            "must be greater than or equal to 0"));
+      causes.push_back(
+          common::invalidCause(field + ".group", *group, "must be greater than or equal to 0"));
     } else {
       spec.group = static_cast<int>(std::min<std::int64_t>(*n, std::numeric_limits<int>::max()));
       checkedGroup = spec.group;
@@ -61,7 +61,7 @@ std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
   if (const json* pattern = member(entry, "pattern"); pattern == nullptr) {
     causes.push_back(common::requiredCause(field + ".pattern"));
   } else if (!pattern->is_string()) {
-    causes.push_back(common::typeInvalidCause(field + ".pattern", *pattern, "string"));
+    causes.push_back(common::schemaTypeCause(field + ".pattern", *pattern, "string"));
   } else if (spec.pattern = pattern->get<std::string>(); spec.pattern.empty()) {
     causes.push_back(common::requiredCause(field + ".pattern"));
   } else if (spec.pattern.size() > kMaxPatternBytes) {
@@ -69,20 +69,18 @@ std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
   } else if (const internal::CompiledPattern compiled =
                  internal::compilePattern(spec.pattern, checkedGroup);
              !compiled.error.empty()) {
-    causes.push_back(
-        common::invalidCause(field + ".pattern", common::quote(spec.pattern), compiled.error));
+    causes.push_back(common::invalidCause(field + ".pattern", spec.pattern, compiled.error));
   }
   const BuiltinMetric* known = builtinMetric(spec.name);
   if (known != nullptr) spec.unit = known->unit;
   if (const json* unit = member(entry, "unit")) {
     if (!unit->is_string()) {
-      causes.push_back(common::typeInvalidCause(field + ".unit", *unit, "string"));
+      causes.push_back(common::schemaTypeCause(field + ".unit", *unit, "string"));
     } else if (unit->get_ref<const std::string&>().size() > kMaxUnitBytes) {
       causes.push_back(common::tooLongCause(field + ".unit", kMaxUnitBytes));
     } else if (known != nullptr && *unit != known->unit) {
-      causes.push_back(common::invalidCause(field + ".unit",
-                                            common::quote(unit->get<std::string>()),
-                                            "must be " + common::quote(known->unit) +
+      causes.push_back(common::invalidCause(field + ".unit", unit->get<std::string>(),
+                                            "must be " + common::goQuote(known->unit) +
                                                 ", the unit of the built-in metric " + spec.name));
     } else {
       spec.unit = unit->get<std::string>();
@@ -96,7 +94,7 @@ std::optional<MetricSpec> readSpec(const json& entry, const std::string& field,
     if (required->is_boolean()) {
       spec.required = required->get<bool>();
     } else {
-      causes.push_back(common::typeInvalidCause(field + ".required", *required, "boolean"));
+      causes.push_back(common::schemaTypeCause(field + ".required", *required, "boolean"));
     }
   }
   if (causes.size() != before) return std::nullopt;
@@ -127,7 +125,7 @@ common::Result<std::vector<MetricSpec>> parseMetricSpecs(const json& metrics) {
   std::vector<MetricSpec> specs;
   if (metrics.is_null()) return specs;
   if (!metrics.is_array()) {
-    return common::invalidStatus({common::typeInvalidCause("spec.metrics", metrics, "array")});
+    return common::invalidStatus({common::schemaTypeCause("spec.metrics", metrics, "array")});
   }
   if (metrics.size() > kMaxMetricSpecs) {
     return common::invalidStatus(

@@ -125,7 +125,7 @@ common::Result<std::unique_ptr<LogParser>> makePatternParser(const std::vector<M
     internal::CompiledPattern compiled = internal::compilePattern(specs[i].pattern, specs[i].group);
     if (!compiled.error.empty()) {
       causes.push_back(common::invalidCause("spec.metrics[" + std::to_string(i) + "].pattern",
-                                            common::quote(specs[i].pattern), compiled.error));
+                                            specs[i].pattern, compiled.error));
       continue;
     }
     metrics.push_back({specs[i], std::move(compiled.re), {}});

@@ -26,7 +26,7 @@ constexpr double kBoundSlack = 1e-9;
 std::optional<double> number(const json& v, const std::string& field,
                              std::vector<StatusCause>& causes) {
   if (v.is_number()) return v.get<double>();
-  causes.push_back(common::typeInvalidCause(field, v, "number"));
+  causes.push_back(common::schemaTypeCause(field, v, "number"));
   return std::nullopt;
 }
 
@@ -35,14 +35,13 @@ std::optional<std::int64_t> boundedInteger(const json& v, const std::string& fie
                                            std::int64_t low, std::int64_t high,
                                            std::vector<StatusCause>& causes) {
   if (!v.is_number_integer()) {
-    causes.push_back(common::typeInvalidCause(field, v, "integer"));
+    causes.push_back(common::schemaTypeCause(field, v, "integer"));
     return std::nullopt;
   }
   const std::int64_t n = v.get<std::int64_t>();
   if (n < low || n > high) {
     causes.push_back(common::invalidCause(
-        field, v.dump(),
-        "must be between " + std::to_string(low) + " and " + std::to_string(high)));
+        field, v, "must be between " + std::to_string(low) + " and " + std::to_string(high)));
     return std::nullopt;
   }
   return n;
@@ -54,7 +53,7 @@ constexpr HistoryBaseline::Statistic kStatistics[] = {HistoryBaseline::Statistic
 std::optional<HistoryBaseline> readHistory(const json& entry, const std::string& field,
                                            std::vector<StatusCause>& causes) {
   if (!entry.is_object()) {
-    causes.push_back(common::typeInvalidCause(field, entry, "object"));
+    causes.push_back(common::schemaTypeCause(field, entry, "object"));
     return std::nullopt;
   }
   HistoryBaseline out;
@@ -77,7 +76,7 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
                                        const MetricUnits& units, std::vector<StatusCause>& causes) {
   const std::string field = "spec.references." + name;
   if (!entry.is_object()) {
-    causes.push_back(common::typeInvalidCause(field, entry, "object"));
+    causes.push_back(common::schemaTypeCause(field, entry, "object"));
     return std::nullopt;
   }
   const std::size_t before = causes.size();
@@ -86,7 +85,7 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
   if (history != nullptr) {
     ref.fromHistory = readHistory(*history, field + ".fromHistory", causes);
     if (member(entry, "value") != nullptr) {
-      causes.push_back(common::invalidCause(field + ".value", member(entry, "value")->dump(),
+      causes.push_back(common::invalidCause(field + ".value", *member(entry, "value"),
                                             "must be absent when fromHistory gives the value"));
     }
   } else if (const json* v = member(entry, "value"); v == nullptr) {
@@ -95,7 +94,7 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
     if (*d > 0) {
       ref.value = *d;
     } else {
-      causes.push_back(common::invalidCause(field + ".value", v->dump(), "must be greater than 0"));
+      causes.push_back(common::invalidCause(field + ".value", *v, "must be greater than 0"));
     }
   }
   if (const json* v = member(entry, "lower")) {
@@ -104,7 +103,7 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
         ref.lower = *d;
       } else {
         causes.push_back(common::invalidCause(
-            field + ".lower", v->dump(),
+            field + ".lower", *v,
             "must be between 0 and 1, a fraction of value (0.05 allows 5% below it)"));
       }
     }
@@ -115,7 +114,7 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
         ref.upper = *d;
       } else {
         causes.push_back(common::invalidCause(
-            field + ".upper", v->dump(),
+            field + ".upper", *v,
             "must be greater than or equal to 0, a fraction of value (0.1 allows 10% above it)"));
       }
     }
@@ -124,11 +123,11 @@ std::optional<Reference> readReference(const std::string& name, const json& entr
   if (known != units.end()) ref.unit = known->second;
   if (const json* v = member(entry, "unit")) {
     if (!v->is_string()) {
-      causes.push_back(common::typeInvalidCause(field + ".unit", *v, "string"));
+      causes.push_back(common::schemaTypeCause(field + ".unit", *v, "string"));
     } else if (known != units.end() && *v != known->second) {
       causes.push_back(common::invalidCause(
-          field + ".unit", common::quote(v->get<std::string>()),
-          "must be " + common::quote(known->second) + ", the unit of " + name));
+          field + ".unit", v->get<std::string>(),
+          "must be " + common::goQuote(known->second) + ", the unit of " + name));
     } else {
       ref.unit = v->get<std::string>();
     }
@@ -229,14 +228,14 @@ common::Result<References> parseReferences(const json& references, const MetricU
   if (references.is_null()) return out;
   if (!references.is_object()) {
     return common::invalidStatus(
-        {common::typeInvalidCause("spec.references", references, "object")});
+        {common::schemaTypeCause("spec.references", references, "object")});
   }
   std::vector<StatusCause> causes;
   for (const auto& [name, entry] : references.items()) {
     if (entry.is_null()) continue;
     if (!isMetricName(name)) {
-      causes.push_back(common::invalidCause("spec.references", common::quote(name),
-                                            std::string(internal::kMetricNameRule)));
+      causes.push_back(
+          common::invalidCause("spec.references", name, std::string(internal::kMetricNameRule)));
       continue;
     }
     if (std::optional<Reference> ref = readReference(name, entry, units, causes)) {

@@ -34,7 +34,7 @@ std::optional<Enum> oneOf(const nlohmann::json& v, const Enum (&values)[N],
     if (v.is_string() && v == spellings.back()) return e;
   }
   causes.push_back(v.is_string() ? common::notSupportedCause(field, v, spellings)
-                                 : common::typeInvalidCause(field, v, "string"));
+                                 : common::schemaTypeCause(field, v, "string"));
   return std::nullopt;
 }
 

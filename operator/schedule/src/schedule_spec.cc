@@ -21,7 +21,7 @@ void readStrings(common::SpecReader& r, const std::string& field, const json& v,
   const json* object = r.object(field, v);
   if (object == nullptr) return;
   for (const auto& [key, value] : object->items()) {
-    if (r.string(field + "." + key, value) != nullptr) out[key] = value;
+    if (r.string(field + "." + key, value)) out[key] = value;
   }
 }
 
@@ -89,25 +89,25 @@ common::Result<ScheduleSpec> parseScheduleSpec(const json& spec) {
 
   ScheduleSpec out;
   if (const json* v = member(spec, "schedule")) {
-    if (const std::string* text = r.string("spec.schedule", *v)) {
+    if (std::optional<std::string> text = r.string("spec.schedule", *v)) {
       common::Result<CronSchedule> cron = parseCron(*text);
       if (cron.isOk()) {
         out.schedule = *text;
         out.cron = cron.value();
       } else {
-        r.add(common::invalidCause("spec.schedule", common::quote(*text), cron.status().message()));
+        r.add(common::invalidCause("spec.schedule", *text, cron.status().message()));
       }
     }
   } else {
     r.add(common::requiredCause("spec.schedule"));
   }
   if (const json* v = member(spec, "timeZone")) {
-    if (const std::string* name = r.string("spec.timeZone", *v)) {
+    if (std::optional<std::string> name = r.string("spec.timeZone", *v)) {
       common::Result<TimeZone> zone = TimeZone::load(*name);
       if (zone.isOk()) {
         out.timeZone = zone.value();
       } else {
-        r.add(common::invalidCause("spec.timeZone", common::quote(*name), zone.status().message()));
+        r.add(common::invalidCause("spec.timeZone", *name, zone.status().message()));
       }
     }
   }

@@ -2,10 +2,13 @@
 
 #include <set>
 
-#include "apimachinery/go_text.h"
 #include "apimachinery/selectors.h"
+#include "hetbench/common/go_text.h"
 
 namespace hetbench::kubesim {
+
+using common::goQuote;
+
 namespace detail {
 namespace {
 

@@ -7,12 +7,13 @@
 #include <set>
 #include <utility>
 
-#include "apimachinery/go_text.h"
 #include "apimachinery/label_validation.h"
+#include "hetbench/common/go_text.h"
 
 namespace hetbench::kubesim {
 namespace {
 
+using common::goQuote;
 using common::invalidError;
 using common::Result;
 using Op = LabelSelector::Op;

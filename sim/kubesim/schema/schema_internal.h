@@ -10,7 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "apimachinery/go_text.h"
+#include "hetbench/common/field_errors.h"
+#include "hetbench/common/go_text.h"
 #include "hetbench/common/status.h"
 
 namespace re2 {
@@ -22,18 +23,21 @@ namespace hetbench::kubesim::internal {
 using Json = nlohmann::json;
 using Causes = std::vector<common::StatusCause>;
 
-using kubesim::goQuote;
-/// fmt's %v of a float64 ("1", "0.5", "1e+06").
-std::string goFloat(double v);
-/// fmt's %v of a JSON number as decoded by the API server (int64 or float64).
-std::string goNumber(const Json& v);
-/// fmt's %#v of a decoded JSON value ("map[string]interface {}{\"a\":1}").
-std::string goSharpV(const Json& v);
-/// The value part of field.Error's message: %v for numbers/bools, %q for strings, %#v else.
-std::string badValue(const Json& v);
+using common::badValue;
+using common::dataType;
+using common::duplicateCause;
+using common::forbiddenCause;
+using common::goFloat;
+using common::goNumber;
+using common::goQuote;
+using common::goSharpV;
+using common::invalidCause;
+using common::notSupportedCause;
+using common::requiredCause;
+using common::tooLongCause;
+using common::tooManyCause;
+using common::typeInvalidCause;
 
-/// JSON type name as kube-openapi infers it from decoded data ("integer", "number", ...).
-std::string dataType(const Json& v);
 /// Whether a number is integral (int64, or a float64 with no fraction).
 bool isJsonInteger(const Json& v);
 double asDouble(const Json& v);
@@ -42,17 +46,6 @@ std::int64_t runeCount(std::string_view s);
 
 /// "parent.child", or just one of them when the other is empty.
 std::string joinPath(const std::string& parent, const std::string& child);
-
-common::StatusCause requiredCause(std::string field, const std::string& detail = "");
-common::StatusCause forbiddenCause(std::string field, const std::string& detail);
-common::StatusCause invalidCause(std::string field, const Json& value, const std::string& detail);
-common::StatusCause typeInvalidCause(std::string field, const Json& value,
-                                     const std::string& detail);
-common::StatusCause notSupportedCause(std::string field, const Json& value,
-                                      const std::vector<std::string>& supported);
-common::StatusCause tooLongCause(std::string field, std::int64_t max);
-common::StatusCause tooManyCause(std::string field, std::int64_t actual, std::int64_t max);
-common::StatusCause duplicateCause(std::string field, const Json& value);
 
 /// The compiled `pattern`, cached; nullptr with `goError` set (Go's regexp wording) when the
 /// pattern does not compile.
