@@ -403,7 +403,7 @@ ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& n
         if (old["metadata"].contains("deletionTimestamp") && isFinalizerAdded(next, old)) {
           return abort.fail(errors::invalid(
               type, name,
-              {errors::forbiddenField("metadata.finalizers",
+              {common::forbiddenCause("metadata.finalizers",
                                       "no new finalizers can be added if the object is being "
                                       "deleted, found new finalizers " +
                                           newFinalizers(next, old))}));
@@ -441,14 +441,15 @@ ApiResult<json> Api::remove(const ResourceType& type, const std::string& ns,
   const Strategy& strategy = strategyFor(type);
   const std::string policy = options.propagationPolicy.value_or(strategy.defaultPropagation);
   if (policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    ApiError e = errors::invalid(type, name,
-                                 {errors::notSupported("propagationPolicy", policy,
-                                                       {"Foreground", "Background", "Orphan"})});
+    ApiError e =
+        errors::invalid(type, name,
+                        {common::notSupportedCause("propagationPolicy", policy,
+                                                   {"Foreground", "Background", "Orphan"})});
     return e;
   }
   if (options.gracePeriodSeconds && *options.gracePeriodSeconds < 0) {
     return errors::invalid(type, name,
-                           {errors::invalidValue("gracePeriodSeconds", *options.gracePeriodSeconds,
+                           {common::invalidCause("gracePeriodSeconds", *options.gracePeriodSeconds,
                                                  "must be greater than or equal to 0")});
   }
   Abort abort;

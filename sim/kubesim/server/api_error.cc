@@ -20,14 +20,6 @@ nlohmann::json nameDetails(const ResourceType& type, const std::string& name) {
   return d;
 }
 
-// Values in field errors print as Go's %#v would for JSON values: strings quoted.
-std::string printValue(const nlohmann::json& value) {
-  if (value.is_string()) return value.dump();
-  if (value.is_null()) return "null";
-  if (value.is_object() || value.is_array()) return value.dump();
-  return value.dump();
-}
-
 }  // namespace
 
 nlohmann::json ApiError::toStatus() const {
@@ -130,35 +122,6 @@ ApiError unavailable(const std::string& message) {
 }
 
 ApiError unauthorized() { return make(401, "Unauthorized", "Unauthorized"); }
-
-common::StatusCause required(const std::string& field, const std::string& detail) {
-  return {field, "FieldValueRequired",
-          detail.empty() ? "Required value" : "Required value: " + detail};
-}
-
-common::StatusCause invalidValue(const std::string& field, const nlohmann::json& value,
-                                 const std::string& detail) {
-  return {field, "FieldValueInvalid", "Invalid value: " + printValue(value) + ": " + detail};
-}
-
-common::StatusCause notSupported(const std::string& field, const nlohmann::json& value,
-                                 const std::vector<std::string>& supported) {
-  std::string list;
-  for (const std::string& s : supported) {
-    if (!list.empty()) list += ", ";
-    list += "\"" + s + "\"";
-  }
-  return {field, "FieldValueNotSupported",
-          "Unsupported value: " + printValue(value) + ": supported values: " + list};
-}
-
-common::StatusCause forbiddenField(const std::string& field, const std::string& detail) {
-  return {field, "FieldValueForbidden", "Forbidden: " + detail};
-}
-
-common::StatusCause duplicate(const std::string& field, const nlohmann::json& value) {
-  return {field, "FieldValueDuplicate", "Duplicate value: " + printValue(value)};
-}
 
 }  // namespace errors
 }  // namespace hetbench::kubesim

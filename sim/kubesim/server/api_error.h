@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "hetbench/common/field_errors.h"
 #include "hetbench/common/status.h"
 #include "server/resource_type.h"
 
@@ -63,14 +64,6 @@ ApiError internal(const std::string& message);
 ApiError unavailable(const std::string& message);
 ApiError unauthorized();
 
-/// Field error helpers in the API server's wording.
-common::StatusCause required(const std::string& field, const std::string& detail = "");
-common::StatusCause invalidValue(const std::string& field, const nlohmann::json& value,
-                                 const std::string& detail);
-common::StatusCause notSupported(const std::string& field, const nlohmann::json& value,
-                                 const std::vector<std::string>& supported);
-common::StatusCause forbiddenField(const std::string& field, const std::string& detail);
-common::StatusCause duplicate(const std::string& field, const nlohmann::json& value);
 }  // namespace errors
 
 }  // namespace hetbench::kubesim

@@ -57,8 +57,8 @@ std::optional<ApiError> parseWriteOptions(const http::Request& request, const st
   }
   if (std::optional<std::string> fv = request.queryParam("fieldValidation")) {
     if (!fv->empty() && *fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
-      return invalidOptions(
-          kind, errors::notSupported("fieldValidation", *fv, {"", "Ignore", "Strict", "Warn"}));
+      return invalidOptions(kind, common::notSupportedCause("fieldValidation", *fv,
+                                                            {"", "Ignore", "Strict", "Warn"}));
     }
     if (!fv->empty()) options->fieldValidation = *fv;
   }
@@ -481,7 +481,7 @@ void ApiServer::handleLog(const http::Request& request, const ResourcePath& path
     return sendError(
         out,
         errors::invalid(path.type, path.name,
-                        {errors::forbiddenField("sinceSeconds",
+                        {common::forbiddenCause("sinceSeconds",
                                                 "at most one of sinceTime or sinceSeconds may be "
                                                 "specified")}));
   }

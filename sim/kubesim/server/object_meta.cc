@@ -23,7 +23,7 @@ std::vector<common::StatusCause> validateMetadata(const ResourceType& type, cons
   const json& meta = object["metadata"];
   const std::string name = metaString(object, "name");
   if (name.empty()) {
-    causes.push_back(errors::required("metadata.name", "name or generateName is required"));
+    causes.push_back(common::requiredCause("metadata.name", "name or generateName is required"));
   } else {
     std::vector<common::StatusCause> nameCauses =
         validateName("metadata.name", name, strategyFor(type).nameFormat);
@@ -31,12 +31,12 @@ std::vector<common::StatusCause> validateMetadata(const ResourceType& type, cons
   }
   if (meta.contains("labels") && !meta["labels"].is_null()) {
     if (!meta["labels"].is_object()) {
-      causes.push_back(errors::invalidValue("metadata.labels", meta["labels"],
+      causes.push_back(common::invalidCause("metadata.labels", meta["labels"],
                                             "labels must be a map of strings"));
     } else {
       for (const auto& [key, value] : meta["labels"].items()) {
         if (!value.is_string()) {
-          causes.push_back(errors::invalidValue("metadata.labels", value, "must be a string"));
+          causes.push_back(common::invalidCause("metadata.labels", value, "must be a string"));
           continue;
         }
         for (const std::string& message : validateLabel(key, value.get<std::string>())) {
@@ -64,13 +64,13 @@ std::vector<common::StatusCause> validateMetadata(const ResourceType& type, cons
       for (const char* key : {"apiVersion", "kind", "name", "uid"}) {
         if (!ref.contains(key) || !ref[key].is_string() || ref[key].get<std::string>().empty()) {
           causes.push_back(
-              errors::invalidValue(field + "." + key, "", std::string(key) + " must not be empty"));
+              common::invalidCause(field + "." + key, "", std::string(key) + " must not be empty"));
         }
       }
       if (ref.value("controller", false)) ++controllers;
     }
     if (controllers > 1) {
-      causes.push_back(errors::invalidValue("metadata.ownerReferences", refs,
+      causes.push_back(common::invalidCause("metadata.ownerReferences", refs,
                                             "Only one reference can have Controller set to true"));
     }
   }

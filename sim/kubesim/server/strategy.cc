@@ -69,7 +69,7 @@ std::vector<common::StatusCause> validateService(const json& svc) {
   const bool headless = spec.value("clusterIP", "") == "None";
   if (!headless &&
       (!spec.contains("ports") || !spec["ports"].is_array() || spec["ports"].empty())) {
-    causes.push_back(errors::required("spec.ports"));
+    causes.push_back(common::requiredCause("spec.ports"));
   }
   return causes;
 }
@@ -79,7 +79,7 @@ std::vector<common::StatusCause> validateEvent(const json& event) {
   const json& involved = event.value("involvedObject", json::object());
   if (involved.value("namespace", "") != event["metadata"].value("namespace", "") &&
       !involved.value("namespace", "").empty()) {
-    causes.push_back(errors::invalidValue("involvedObject.namespace",
+    causes.push_back(common::invalidCause("involvedObject.namespace",
                                           involved.value("namespace", ""),
                                           "does not match event.namespace"));
   }
@@ -130,10 +130,10 @@ std::vector<common::StatusCause> validateName(const std::string& field, const st
   const Rule& rule = format == "subdomain" ? kSubdomain : format == "label" ? kLabel : kLabel1035;
   std::vector<common::StatusCause> causes;
   if (name.size() > rule.maxLength) {
-    causes.push_back(errors::invalidValue(
+    causes.push_back(common::invalidCause(
         field, name, "must be no more than " + std::to_string(rule.maxLength) + " characters"));
   }
-  if (!rule.matches(name)) causes.push_back(errors::invalidValue(field, name, rule.message));
+  if (!rule.matches(name)) causes.push_back(common::invalidCause(field, name, rule.message));
   return causes;
 }
 

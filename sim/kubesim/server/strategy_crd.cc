@@ -51,33 +51,33 @@ std::vector<common::StatusCause> validateCrd(const json& crd) {
   const std::string plural = names.value("plural", "");
   const std::string kind = names.value("kind", "");
   if (group.empty()) {
-    causes.push_back(errors::required("spec.group"));
+    causes.push_back(common::requiredCause("spec.group"));
   } else if (group.find('.') == std::string::npos) {
     causes.push_back(
-        errors::invalidValue("spec.group", group, "should be a domain with at least one dot"));
+        common::invalidCause("spec.group", group, "should be a domain with at least one dot"));
   }
   if (plural.empty()) {
-    causes.push_back(errors::required("spec.names.plural"));
+    causes.push_back(common::requiredCause("spec.names.plural"));
   } else if (!isLowercaseName(plural)) {
-    causes.push_back(errors::invalidValue(
+    causes.push_back(common::invalidCause(
         "spec.names.plural", plural,
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
         "and must start and end with an alphanumeric character (e.g. 'my-name',  or "
         "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
   }
-  if (kind.empty()) causes.push_back(errors::required("spec.names.kind"));
+  if (kind.empty()) causes.push_back(common::requiredCause("spec.names.kind"));
   const std::string name = crd["metadata"].value("name", "");
   if (!plural.empty() && !group.empty() && name != plural + "." + group) {
     causes.push_back(
-        errors::invalidValue("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"));
+        common::invalidCause("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"));
   }
   const std::string scope = spec.value("scope", "");
   if (scope != "Namespaced" && scope != "Cluster") {
-    causes.push_back(errors::notSupported("spec.scope", scope, {"Cluster", "Namespaced"}));
+    causes.push_back(common::notSupportedCause("spec.scope", scope, {"Cluster", "Namespaced"}));
   }
   const json& versions = spec.value("versions", json::array());
   if (!versions.is_array() || versions.empty()) {
-    causes.push_back(errors::invalidValue(
+    causes.push_back(common::invalidCause(
         "spec.versions", versions, "must have exactly one version marked as storage version"));
     return causes;
   }
@@ -87,12 +87,13 @@ std::vector<common::StatusCause> validateCrd(const json& crd) {
     const json& v = versions[i];
     const std::string at = "spec.versions[" + std::to_string(i) + "]";
     const std::string vname = v.value("name", "");
-    if (vname.empty()) causes.push_back(errors::required(at + ".name"));
-    if (!seen.insert(vname).second) causes.push_back(errors::duplicate(at + ".name", vname));
+    if (vname.empty()) causes.push_back(common::requiredCause(at + ".name"));
+    if (!seen.insert(vname).second) causes.push_back(common::duplicateCause(at + ".name", vname));
     if (v.value("storage", false)) ++storage;
     const json& schema = v.value("schema", json::object()).value("openAPIV3Schema", json());
     if (schema.is_null()) {
-      causes.push_back(errors::required(at + ".schema.openAPIV3Schema", "schemas are required"));
+      causes.push_back(
+          common::requiredCause(at + ".schema.openAPIV3Schema", "schemas are required"));
       continue;
     }
     common::Result<StructuralSchema> compiled =
@@ -102,13 +103,13 @@ std::vector<common::StatusCause> validateCrd(const json& crd) {
       const std::vector<common::StatusCause>& c = error.causes();
       if (c.empty()) {
         causes.push_back(
-            errors::invalidValue(at + ".schema.openAPIV3Schema", nullptr, error.message()));
+            common::invalidCause(at + ".schema.openAPIV3Schema", nullptr, error.message()));
       }
       causes.insert(causes.end(), c.begin(), c.end());
     }
   }
   if (storage != 1) {
-    causes.push_back(errors::invalidValue(
+    causes.push_back(common::invalidCause(
         "spec.versions", versions, "must have exactly one version marked as storage version"));
   }
   return causes;
@@ -120,7 +121,7 @@ std::vector<common::StatusCause> validateCrdUpdate(const json& crd, const json& 
   const json& was = old.value("spec", json::object());
   if (spec.value("scope", "") != was.value("scope", "")) {
     causes.push_back(
-        errors::invalidValue("spec.scope", spec.value("scope", ""), "field is immutable"));
+        common::invalidCause("spec.scope", spec.value("scope", ""), "field is immutable"));
   }
   return causes;
 }

@@ -37,7 +37,7 @@ void requireNonNegative(const json& spec, const char* field,
                         std::vector<common::StatusCause>& out) {
   if (!spec.contains(field) || spec[field].is_null()) return;
   if (!spec[field].is_number_integer() || spec[field].get<std::int64_t>() < 0) {
-    out.push_back(errors::invalidValue(std::string("spec.") + field, spec[field],
+    out.push_back(common::invalidCause(std::string("spec.") + field, spec[field],
                                        "must be greater than or equal to 0"));
   }
 }
@@ -51,29 +51,30 @@ std::vector<common::StatusCause> validateJob(const json& job) {
   if (spec.contains("activeDeadlineSeconds") &&
       (!spec["activeDeadlineSeconds"].is_number_integer() ||
        spec["activeDeadlineSeconds"].get<std::int64_t>() <= 0)) {
-    causes.push_back(errors::invalidValue("spec.activeDeadlineSeconds",
+    causes.push_back(common::invalidCause("spec.activeDeadlineSeconds",
                                           spec["activeDeadlineSeconds"],
                                           "must be greater than or equal to 1"));
   }
   const std::string mode = spec.value("completionMode", "NonIndexed");
   if (mode != "NonIndexed" && mode != "Indexed") {
-    causes.push_back(errors::notSupported("spec.completionMode", mode, {"NonIndexed", "Indexed"}));
+    causes.push_back(
+        common::notSupportedCause("spec.completionMode", mode, {"NonIndexed", "Indexed"}));
   }
   if (mode == "Indexed" && (!spec.contains("completions") || spec["completions"].is_null())) {
-    causes.push_back(errors::required("spec.completions", "when completion mode is Indexed"));
+    causes.push_back(common::requiredCause("spec.completions", "when completion mode is Indexed"));
   }
   const json& podSpec = spec.value("template", json::object()).value("spec", json::object());
   std::vector<common::StatusCause> pod = validatePodSpec(podSpec, "spec.template.spec");
   causes.insert(causes.end(), pod.begin(), pod.end());
   const std::string restart = podSpec.value("restartPolicy", "");
   if (restart != "OnFailure" && restart != "Never") {
-    causes.push_back(
-        errors::notSupported("spec.template.spec.restartPolicy", restart, {"OnFailure", "Never"}));
+    causes.push_back(common::notSupportedCause("spec.template.spec.restartPolicy", restart,
+                                               {"OnFailure", "Never"}));
   }
   if (spec.contains("podFailurePolicy")) {
     if (restart != "Never") {
       causes.push_back(
-          errors::invalidValue("spec.template.spec.restartPolicy", restart,
+          common::invalidCause("spec.template.spec.restartPolicy", restart,
                                "only \"Never\" is supported when podFailurePolicy is specified"));
     }
     const json& rules = spec["podFailurePolicy"].value("rules", json::array());
@@ -81,19 +82,20 @@ std::vector<common::StatusCause> validateJob(const json& job) {
       const std::string at = "spec.podFailurePolicy.rules[" + std::to_string(i) + "]";
       const std::string action = rules[i].value("action", "");
       if (action != "FailJob" && action != "Ignore" && action != "Count" && action != "FailIndex") {
-        causes.push_back(errors::notSupported(at + ".action", action,
-                                              {"Count", "FailIndex", "FailJob", "Ignore"}));
+        causes.push_back(common::notSupportedCause(at + ".action", action,
+                                                   {"Count", "FailIndex", "FailJob", "Ignore"}));
       }
       const bool codes = rules[i].contains("onExitCodes");
       const bool conditions = rules[i].contains("onPodConditions");
       if (codes == conditions) {
-        causes.push_back(errors::invalidValue(
+        causes.push_back(common::invalidCause(
             at, nullptr, "specifying one of onExitCodes and onPodConditions is required"));
       }
       if (codes) {
         const std::string op = rules[i]["onExitCodes"].value("operator", "");
         if (op != "In" && op != "NotIn") {
-          causes.push_back(errors::notSupported(at + ".onExitCodes.operator", op, {"In", "NotIn"}));
+          causes.push_back(
+              common::notSupportedCause(at + ".onExitCodes.operator", op, {"In", "NotIn"}));
         }
       }
     }
@@ -107,16 +109,16 @@ std::vector<common::StatusCause> validateJobUpdate(const json& job, const json& 
   const json& was = old.value("spec", json::object());
   for (const char* field : {"selector", "completionMode", "podFailurePolicy"}) {
     if (spec.value(field, json()) != was.value(field, json())) {
-      causes.push_back(errors::invalidValue(std::string("spec.") + field, spec.value(field, json()),
+      causes.push_back(common::invalidCause(std::string("spec.") + field, spec.value(field, json()),
                                             "field is immutable"));
     }
   }
   if (spec.value("template", json()) != was.value("template", json())) {
-    causes.push_back(errors::invalidValue("spec.template", spec.value("template", json()),
+    causes.push_back(common::invalidCause("spec.template", spec.value("template", json()),
                                           "field is immutable"));
   }
   if (spec.value("completions", json()) != was.value("completions", json())) {
-    causes.push_back(errors::invalidValue("spec.completions", spec.value("completions", json()),
+    causes.push_back(common::invalidCause("spec.completions", spec.value("completions", json()),
                                           "field is immutable"));
   }
   return causes;

@@ -51,7 +51,7 @@ std::vector<common::StatusCause> validateContainers(const json& list, const std:
                                                     bool required, std::set<std::string>& names) {
   std::vector<common::StatusCause> causes;
   if (!list.is_array() || list.empty()) {
-    if (required) causes.push_back(errors::required(path));
+    if (required) causes.push_back(common::requiredCause(path));
     return causes;
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -59,13 +59,13 @@ std::vector<common::StatusCause> validateContainers(const json& list, const std:
     const std::string at = path + "[" + std::to_string(i) + "]";
     const std::string name = c.value("name", "");
     if (name.empty()) {
-      causes.push_back(errors::required(at + ".name"));
+      causes.push_back(common::requiredCause(at + ".name"));
     } else {
       std::vector<common::StatusCause> n = validateName(at + ".name", name, "label");
       causes.insert(causes.end(), n.begin(), n.end());
-      if (!names.insert(name).second) causes.push_back(errors::duplicate(at + ".name", name));
+      if (!names.insert(name).second) causes.push_back(common::duplicateCause(at + ".name", name));
     }
-    if (c.value("image", "").empty()) causes.push_back(errors::required(at + ".image"));
+    if (c.value("image", "").empty()) causes.push_back(common::requiredCause(at + ".image"));
     const json& resources = c.value("resources", json::object());
     const json& limits = resources.value("limits", json::object());
     const json& requests = resources.value("requests", json::object());
@@ -73,23 +73,24 @@ std::vector<common::StatusCause> validateContainers(const json& list, const std:
       const std::optional<std::int64_t> req = quantityMilli(value);
       const std::string field = at + ".resources.requests[" + resource + "]";
       if (!req || *req < 0) {
-        causes.push_back(errors::invalidValue(field, value, "must be a valid quantity"));
+        causes.push_back(common::invalidCause(field, value, "must be a valid quantity"));
         continue;
       }
       if (limits.contains(resource)) {
         const std::optional<std::int64_t> lim = quantityMilli(limits[resource]);
         if (!isStandardResource(resource) && lim && *lim != *req) {
-          causes.push_back(errors::invalidValue(
+          causes.push_back(common::invalidCause(
               field, value,
               "must be equal to " + resource + " limit of " + limits[resource].dump()));
         } else if (lim && *req > *lim) {
-          causes.push_back(errors::invalidValue(field, value,
+          causes.push_back(common::invalidCause(field, value,
                                                 "must be less than or equal to " + resource +
                                                     " limit of " + limits[resource].dump()));
         }
       } else if (!isStandardResource(resource)) {
-        causes.push_back(errors::required(at + ".resources.limits[" + resource + "]",
-                                          "Limit must be set for non overcommitable resources"));
+        causes.push_back(
+            common::requiredCause(at + ".resources.limits[" + resource + "]",
+                                  "Limit must be set for non overcommitable resources"));
       }
     }
   }
@@ -134,7 +135,7 @@ std::vector<common::StatusCause> validatePodUpdate(const json& pod, const json& 
     spec->erase("terminationGracePeriodSeconds");
   }
   if (a == b) return {};
-  return {errors::forbiddenField(
+  return {common::forbiddenCause(
       "spec",
       "pod updates may not change fields other than `spec.containers[*].image`,"
       "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
@@ -169,13 +170,13 @@ std::vector<common::StatusCause> validatePodSpec(const json& spec, const std::st
   causes.insert(causes.end(), init.begin(), init.end());
   const std::string restart = spec.value("restartPolicy", "Always");
   if (restart != "Always" && restart != "OnFailure" && restart != "Never") {
-    causes.push_back(
-        errors::notSupported(path + ".restartPolicy", restart, {"Always", "OnFailure", "Never"}));
+    causes.push_back(common::notSupportedCause(path + ".restartPolicy", restart,
+                                               {"Always", "OnFailure", "Never"}));
   }
   if (spec.contains("activeDeadlineSeconds") &&
       (!spec["activeDeadlineSeconds"].is_number_integer() ||
        spec["activeDeadlineSeconds"].get<std::int64_t>() <= 0)) {
-    causes.push_back(errors::invalidValue(path + ".activeDeadlineSeconds",
+    causes.push_back(common::invalidCause(path + ".activeDeadlineSeconds",
                                           spec["activeDeadlineSeconds"],
                                           "must be between 1 and 2147483647, inclusive"));
   }
