@@ -285,6 +285,7 @@ int main(int argc, char** argv) {
   state.watchRestarts = [&manager] { return manager.watchRestarts(); };
   state.logStreams = [&collector] { return collector.activeStreams(); };
   state.logBytes = [&collector] { return collector.bytesWritten(); };
+  state.logWriteFailures = [&collector] { return collector.writeFailures(); };
   // The exposer keeps weak pointers: main owns the collectables.
   auto stateMetrics = std::make_shared<metrics::StateMetrics>(std::move(state));
   common::Result<Endpoints> endpoints =

@@ -44,6 +44,18 @@ TEST(Cleanup, DecidesPerOutcomeAndPolicy) {
        defaults,
        {S::kStopAndRetain, {}}},
       {"failed, deleted after its logs", ended(P::kFailed), deleteAll, {S::kDelete, {}}},
+      {"failed, waits for its logs before deletion",
+       ended(P::kFailed, false),
+       deleteAll,
+       {S::kWaitForLogs, now + std::chrono::seconds(1)}},
+      {"timed out and still running, deleted at once",
+       ended(P::kTimedOut, false, true, true),
+       deleteAll,
+       {S::kDelete, {}}},
+      {"never started (Pending), deleted at once",
+       ended(P::kFailed, false, true, true),
+       deleteAll,
+       {S::kDelete, {}}},
       {"cancelled: deleted at once",
        ended(P::kCancelled, false, true, true),
        keepAll,
@@ -54,6 +66,14 @@ TEST(Cleanup, DecidesPerOutcomeAndPolicy) {
   EXPECT_TRUE(keepsWorkload(P::kTimedOut, defaults));
   EXPECT_FALSE(keepsWorkload(P::kSucceeded, defaults));
   EXPECT_FALSE(keepsWorkload(P::kCancelled, keepAll));
+}
+
+// Verifies the bound on waiting for an ended unit's logs.
+TEST(Cleanup, LogsAreOverdueAfterTheGrace) {
+  const common::WallTime ended{std::chrono::hours(1000)};
+  EXPECT_FALSE(logsOverdue(ended, ended));
+  EXPECT_FALSE(logsOverdue(ended, ended + kLogGrace - std::chrono::nanoseconds(1)));
+  EXPECT_TRUE(logsOverdue(ended, ended + kLogGrace));
 }
 
 }  // namespace

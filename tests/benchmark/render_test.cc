@@ -102,6 +102,7 @@ TEST(RenderUnit, PodInFull) {
   })");
   want["metadata"]["labels"] = unitLabels(1, 0, "resnet50");
   want["metadata"]["ownerReferences"] = kOwnerReferences;
+  want["spec"]["activeDeadlineSeconds"] = 7260;  // timeLimit 2h and a minute
   EXPECT_EQ(got.workload, want) << got.workload.dump(2);
   EXPECT_EQ(got.name, "resnet-sweep-t1-r0-9mrvp");
   EXPECT_EQ(got.kind, WorkloadKind::kPod);
@@ -150,6 +151,7 @@ TEST(RenderUnit, MultiNodeJobInFull) {
   want["metadata"]["labels"] = unitLabels(0, 2, "resnet50");
   want["metadata"]["ownerReferences"] = kOwnerReferences;
   want["spec"]["template"]["metadata"]["labels"] = unitLabels(0, 2, "resnet50");
+  want["spec"]["activeDeadlineSeconds"] = 7260;
   EXPECT_EQ(got.workload, want) << got.workload.dump(2);
   EXPECT_EQ(got.kind, WorkloadKind::kJob);
   EXPECT_EQ(got.expectedPods, 2);
@@ -206,6 +208,7 @@ TEST(RenderUnit, IpuJobInFull) {
   want["metadata"]["labels"] = unitLabels(2, 0, "cosmoflow");
   want["metadata"]["ownerReferences"] = kOwnerReferences;
   want["spec"]["workers"]["template"]["metadata"]["labels"] = unitLabels(2, 0, "cosmoflow");
+  want["spec"]["workers"]["template"]["spec"]["activeDeadlineSeconds"] = 7260;
   EXPECT_EQ(got.workload, want) << got.workload.dump(2);
   EXPECT_EQ(got.kind, WorkloadKind::kIpuJob);
   EXPECT_EQ(got.expectedPods, 2);
@@ -246,6 +249,42 @@ void expectRendered(const std::vector<RenderCase>& cases) {
 
 const std::string kContainer = "/spec/containers/0";
 const std::string kJobContainer = "/spec/template/spec/containers/0";
+
+// Verifies the cluster's own bound on every kind (timeLimit plus a minute, rounded up to a
+// second): on a Pod, on a Job as a whole, on an IPUJob's worker pods; a template's smaller bound
+// is kept, a larger one lowered.
+TEST(RenderUnit, DeadlineBoundsEveryKind) {
+  RunSpec pod = workloadSpec(json::parse(R"({"image": "i"})"));
+  pod.timeLimit = std::chrono::milliseconds(90500);
+  RunSpec job = workloadSpec(json::parse(R"({"kind": "Job", "image": "i"})"));
+  RunSpec ipuJob = workloadSpec(json::parse(
+      R"({"kind": "IPUJob", "image": "i", "accelerator": {"resource": "graphcore.ai/ipu", "count": 4}})"));
+  const json podTemplate = json::parse(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "spec": {"activeDeadlineSeconds": 600, "containers": [{"name": "main", "image": "i"}]}})");
+  json longerTemplate = podTemplate;
+  longerTemplate["spec"]["activeDeadlineSeconds"] = 999999;
+  expectRendered({
+      {"Pod", pod, unitOf(0, 0), {{"/spec/activeDeadlineSeconds", 151}}},
+      {"Job",
+       job,
+       unitOf(0, 0),
+       {{"/spec/activeDeadlineSeconds", 7260},
+        {"/spec/template/spec/activeDeadlineSeconds", nullptr}}},
+      {"IPUJob",
+       ipuJob,
+       unitOf(0, 0),
+       {{"/spec/workers/template/spec/activeDeadlineSeconds", 7260}}},
+      {"template with a smaller bound",
+       templateSpec(podTemplate),
+       unitOf(0, 0),
+       {{"/spec/activeDeadlineSeconds", 600}}},
+      {"template with a larger bound",
+       templateSpec(longerTemplate),
+       unitOf(0, 0),
+       {{"/spec/activeDeadlineSeconds", 7260}}},
+  });
+}
 
 // Verifies each rendering rule of structured workloads on its own.
 TEST(RenderUnit, StructuredWorkloads) {

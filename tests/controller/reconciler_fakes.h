@@ -94,9 +94,17 @@ class FakeLogTracker final : public logs::LogTracker {
     std::lock_guard lock(mu_);
     tracked_[pod["metadata"].value("name", "")] = unitDir;
   }
-  bool complete(const json& pod) const override {
+  logs::PodLogs logsOf(const json& pod) const override {
     std::lock_guard lock(mu_);
-    return complete_.contains(pod["metadata"].value("name", ""));
+    const std::string name = pod["metadata"].value("name", "");
+    auto given = abandoned_.find(name);
+    if (given != abandoned_.end()) return {true, given->second};
+    return {complete_.contains(name), ""};
+  }
+  /// Ends the pod's logs as incomplete at once, as the collector does once its streams stop.
+  void abandon(const json& pod, const std::string& why) override {
+    std::lock_guard lock(mu_);
+    abandoned_.emplace(pod["metadata"].value("name", ""), why);
   }
   void forgetRun(const std::string& ns, const std::string& run) override {
     std::lock_guard lock(mu_);
@@ -117,11 +125,17 @@ class FakeLogTracker final : public logs::LogTracker {
     std::lock_guard lock(mu_);
     return forgotten_;
   }
+  /// The pods given up on, with why.
+  std::map<std::string, std::string> abandoned() const {
+    std::lock_guard lock(mu_);
+    return abandoned_;
+  }
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, std::string> tracked_;
   std::set<std::string> complete_;
+  std::map<std::string, std::string> abandoned_;
   std::vector<std::string> forgotten_;
 };
 

@@ -192,6 +192,56 @@ TEST_F(ReconcilerTest, TimeLimitStopsThePod) {
   EXPECT_EQ(events_.count("TrialTimedOut"), 1);
 }
 
+// Verifies timeLimit under onFailure Delete: the running pod is deleted at once, without waiting
+// for logs that cannot end while it runs, so that it does not hold its accelerators.
+TEST_F(ReconcilerTest, TimeLimitDeletesARunningPodUnderDelete) {
+  startOne(RunBuilder("slow").timeLimit("2s").cleanup({{"onFailure", "Delete"}}).obj());
+  clock_.advance(2s);
+  reconcile("slow");
+  EXPECT_EQ(trial("slow")["phase"], "TimedOut");
+  reconcile("slow");
+  EXPECT_TRUE(objects(kPods, "slow").empty()) << "a timed-out pod kept its accelerators";
+  EXPECT_EQ(phase("slow"), "Failed");
+}
+
+// Verifies startTimeout under onFailure Delete: the Pending pod is deleted, so that it cannot be
+// scheduled later and take accelerators from a run that has already failed.
+TEST_F(ReconcilerTest, StartTimeoutDeletesAPendingPodUnderDelete) {
+  apply(RunBuilder("stuck").startTimeout("30s").cleanup({{"onFailure", "Delete"}}).obj());
+  reconcile("stuck");
+  edit(kPods, podOf("stuck"), [](json& o) { o["status"] = {{"phase", "Pending"}}; });
+  clock_.advance(30s);
+  reconcile("stuck");
+  EXPECT_EQ(trial("stuck")["phase"], "Failed");
+  reconcile("stuck");
+  EXPECT_TRUE(objects(kPods, "stuck").empty());
+}
+
+// Verifies logs that do not end after the pod has: waited for two minutes, then given up as
+// incomplete, the unit measured from what was kept (nothing is required of it here), the pod
+// deleted, and a Warning.
+TEST_F(ReconcilerTest, OverdueLogsAreGivenUp) {
+  const std::string pod = startOne(RunBuilder("hung").obj());
+  podPhase(pod, "Succeeded");
+  reconcile("hung");
+  EXPECT_EQ(trial("hung")["phase"], "Succeeded");
+  clock_.advance(119s);
+  reconcile("hung");
+  EXPECT_TRUE(logs_.abandoned().empty());
+  EXPECT_EQ(objects(kPods, "hung").size(), 1u);
+  clock_.advance(1s);
+  reconcile("hung");
+  ASSERT_EQ(logs_.abandoned().size(), 1u);
+  EXPECT_EQ(logs_.abandoned().begin()->second,
+            "the stream had not ended 2m0s after the unit ended");
+  reconcile("hung");
+  EXPECT_TRUE(objects(kPods, "hung").empty());
+  EXPECT_EQ(phase("hung"), "Succeeded");
+  EXPECT_EQ(trial("hung").value("message", ""),
+            "log incomplete: the stream had not ended 2m0s after the unit ended");
+  EXPECT_EQ(events_.count("LogIncomplete"), 1);
+}
+
 // Verifies timeLimit on a Job kept on failure: suspended (which stops its pods) and retained.
 TEST_F(ReconcilerTest, TimeLimitSuspendsARetainedJob) {
   apply(RunBuilder("job").kind("Job").timeLimit("2s").obj());
@@ -274,6 +324,22 @@ TEST_F(ReconcilerTest, UnschedulableUnitFailsAfterStartTimeout) {
   EXPECT_EQ(trial("stuck")["reason"], "Unschedulable");
   reconcile("stuck");
   EXPECT_TRUE(objects(kPods, "stuck").empty()) << "a Pending pod is deleted, not retained";
+}
+
+// Verifies startTimeout against a cache that has not yet seen the pod start: the API server,
+// where the pod runs, decides, and the unit is not failed.
+TEST_F(ReconcilerTest, StartTimeoutIsConfirmedOnTheApiServer) {
+  apply(RunBuilder("late").startTimeout("30s").obj());
+  reconcile("late");
+  const std::string pod = podOf("late");
+  edit(kPods, pod, [](json& o) { o["status"] = {{"phase", "Pending"}}; });
+  cache_.freeze();
+  podPhase(pod, "Running");
+  clock_.advance(30s);
+  reconcile("late");
+  cache_.thaw();
+  EXPECT_EQ(trial("late")["phase"], "Running");
+  EXPECT_EQ(objects(kPods, "late").size(), 1u);
 }
 
 // Verifies parallelism: at most two units run at once, the next starting when one ends.

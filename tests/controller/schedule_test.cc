@@ -190,13 +190,16 @@ class ScheduleControllerTest : public ::testing::Test {
     });
   }
 
-  /// A run spec whose pod waits until the test releases its run (blocking), or ends at once.
+  /// A run spec whose pod waits until the test releases its run (blocking), or ends at once. The
+  /// tests move the shared clock an hour at a time, maybe before kubesim's kubelet has started a
+  /// pod: startTimeout is as long as timeLimit, so that no run fails for that.
   json runTemplate(const std::string& script) const {
     return {{"metadata", {{"labels", {{"team", "perf"}}}}},
             {"spec",
              {{"benchmark", "custom"},
               {"system", "cpu"},
               {"timeLimit", "48h"},
+              {"startTimeout", "48h"},
               {"workload", {{"image", "busybox"}, {"command", {"sh", "-c", script}}}}}}};
   }
   std::string blockingScript() const {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -80,9 +81,19 @@ class CollectorTest : public ::testing::Test {
         [&] {
           const json pod = getPod(name);
           collector.track(pod, "default/run/0-0");
-          return collector.complete(pod);
+          return collector.logsOf(pod).ended;
         },
         20s);
+  }
+
+  /// Tracks the pod until its main container's log holds at least `lines` lines (bounded).
+  bool followUntil(LogCollector& collector, const std::string& name, std::size_t lines) {
+    return Harness::eventually(
+        [&] {
+          collector.track(getPod(name), "default/run/0-0");
+          return texts(readFile(file(name, "main"))).size() >= lines;
+        },
+        10s);
   }
 
   std::filesystem::path file(const std::string& pod, const std::string& container) const {
@@ -162,12 +173,7 @@ TEST_F(CollectorTest, RestartContinuesTheFile) {
   createPod("p", "for i in 1 2 3 4 5; do echo line $i; done; sleep 1; echo line 6");
   {
     LogCollector first(*client_, {dir_});
-    ASSERT_TRUE(Harness::eventually(
-        [&] {
-          first.track(getPod("p"), "default/run/0-0");
-          return texts(readFile(file("p", "main"))).size() >= 5;
-        },
-        10s));
+    ASSERT_TRUE(followUntil(first, "p", 5));
   }  // stopped mid-stream
   LogCollector second(*client_, {dir_});
   ASSERT_TRUE(collect(second, "p"));
@@ -192,15 +198,62 @@ TEST_F(CollectorTest, TruncatesAtTheCap) {
 TEST_F(CollectorTest, ForgetRunEndsStreams) {
   createPod("p", "echo started; sleep 300");
   LogCollector collector(*client_, {dir_});
-  ASSERT_TRUE(Harness::eventually(
-      [&] {
-        collector.track(getPod("p"), "default/run/0-0");
-        return texts(readFile(file("p", "main"))).size() == 1;
-      },
-      10s));
+  ASSERT_TRUE(followUntil(collector, "p", 1));
   collector.forgetRun("default", "run");
   EXPECT_EQ(collector.activeStreams(), 0u);
-  EXPECT_FALSE(collector.complete(getPod("p")));
+  EXPECT_FALSE(collector.logsOf(getPod("p")).ended);
+}
+
+// Verifies that output without newlines (binary data, a line of 300 kB, 300 kB with no newline
+// at all) is kept as lines cut at the bound, each with its marker, and that the lines after a
+// cut one are kept whole.
+TEST_F(CollectorTest, CutsLinesLongerThanTheBound) {
+  createPod("p",
+            "head -c 300000 /dev/zero | tr '\\0' a; echo; echo after; "
+            "head -c 300000 /dev/urandom | tr -d '\\n'; echo; echo binary; "
+            "head -c 300000 /dev/zero");
+  CollectorOptions options{dir_};
+  options.maxLineBytes = 1000;
+  LogCollector collector(*client_, options);
+  ASSERT_TRUE(collect(collector, "p"));
+  const std::string content = readFile(file("p", "main"));
+  EXPECT_LT(content.size(), 10000u) << "whole lines were kept";
+  const std::vector<std::string> lines = texts(content);
+  const std::string marker = " " + lineCutMarker(1000);
+  ASSERT_GE(lines.size(), 5u);
+  EXPECT_EQ(lines[0], std::string(1000 - 31, 'a') + marker) << "31 bytes of kubelet timestamp";
+  EXPECT_EQ(lines[1], "after");
+  EXPECT_TRUE(lines.back().ends_with(marker));
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "binary"), lines.end());
+  for (const std::string& line : lines) EXPECT_LE(line.size(), 1000u + marker.size());
+  EXPECT_TRUE(collector.logsOf(getPod("p")).incomplete.empty());
+}
+
+// Verifies a write that fails (the log file is /dev/full): the stream ends, the pod's logs count
+// as ended but incomplete, saying why, and the failure is counted.
+TEST_F(CollectorTest, WriteFailureMakesTheLogIncomplete) {
+  std::filesystem::create_directories(file("p", "main").parent_path());
+  std::filesystem::create_symlink("/dev/full", file("p", "main"));
+  createPod("p", "i=1; while [ $i -le 3000 ]; do echo line $i; i=$((i+1)); done");
+  LogCollector collector(*client_, {dir_});
+  ASSERT_TRUE(collect(collector, "p"));
+  const PodLogs logs = collector.logsOf(getPod("p"));
+  EXPECT_NE(logs.incomplete.find("No space left on device"), std::string::npos) << logs.incomplete;
+  EXPECT_EQ(collector.writeFailures(), 1u);
+}
+
+// Verifies abandon on a stream that would run for minutes: it ends at once with a marker line
+// and counts as ended and incomplete, though the pod still runs.
+TEST_F(CollectorTest, AbandonEndsAStreamAsIncomplete) {
+  createPod("p", "echo started; sleep 300");
+  LogCollector collector(*client_, {dir_});
+  ASSERT_TRUE(followUntil(collector, "p", 1));
+  EXPECT_FALSE(collector.logsOf(getPod("p")).ended);
+  collector.abandon(getPod("p"), "given up");
+  ASSERT_TRUE(Harness::eventually([&] { return collector.logsOf(getPod("p")).ended; }, 10s));
+  EXPECT_EQ(collector.logsOf(getPod("p")).incomplete, "given up");
+  const std::string content = readFile(file("p", "main"));
+  EXPECT_TRUE(content.ends_with(LogCollector::incompleteMarker("given up") + "\n")) << content;
 }
 
 TEST(ResumePoint, ReadsTheLastTimestampAndItsLines) {

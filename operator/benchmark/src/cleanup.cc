@@ -19,7 +19,7 @@ CleanupDecision decideCleanup(const CleanupInput& in, const Cleanup& policy, com
   if (!in.endRecorded) return {CleanupStep::kWaitForStatus, now};
   if (!in.workloadExists) return {};
   if (!keepsWorkload(in.phase, policy)) {
-    if (in.phase != UnitPhase::kCancelled && !in.logsComplete)
+    if (in.phase != UnitPhase::kCancelled && !in.workloadRunning && !in.logsEnded)
       return {CleanupStep::kWaitForLogs, now + kLogRecheck};
     return {CleanupStep::kDelete, std::nullopt};
   }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "hetbench/benchmark/constants.h"
+#include "hetbench/benchmark/time_limit.h"
 #include "hetbench/common/ids.h"
 #include "hetbench/common/spec_reader.h"
 #include "json_fields.h"
@@ -474,6 +475,22 @@ common::Result<Workload> trialWorkload(const RunSpec& spec, const Params& params
   return parseWorkload(substituted, path);
 }
 
+namespace {
+
+// The cluster's own bound on the unit's workload (time_limit.h), where each kind takes it: the
+// Job as a whole (its Pending pods too), a Pod once it is on a node, an IPUJob's worker pods once
+// they are. A smaller bound the user's template sets is kept.
+RenderedUnit boundedByDeadline(RenderedUnit out, std::chrono::nanoseconds timeLimit) {
+  json& spec = out.workload["spec"];
+  json& podSpec = out.kind == WorkloadKind::kIpuJob ? spec["workers"]["template"]["spec"] : spec;
+  json& deadline = podSpec["activeDeadlineSeconds"];
+  const std::int64_t seconds = activeDeadlineSeconds(timeLimit);
+  if (!deadline.is_number_integer() || deadline.get<std::int64_t>() > seconds) deadline = seconds;
+  return out;
+}
+
+}  // namespace
+
 common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, const Unit& unit) {
   if (run.name.size() > kMaxLabelValueLength) {
     return invalidFields(
@@ -488,11 +505,13 @@ common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, 
   }
   if (spec.workload) {
     HETBENCH_ASSIGN_OR_RETURN(const Workload workload, trialWorkload(spec, unit.params));
-    return renderWorkload(run, spec, unit, workload);
+    return boundedByDeadline(renderWorkload(run, spec, unit, workload), spec.timeLimit);
   }
   const std::string path = "spec.template";
   HETBENCH_ASSIGN_OR_RETURN(json substituted, substituteParams(*spec.templ, unit.params, path));
-  return renderTemplate(run, spec, unit, std::move(substituted), path);
+  HETBENCH_ASSIGN_OR_RETURN(RenderedUnit rendered,
+                            renderTemplate(run, spec, unit, std::move(substituted), path));
+  return boundedByDeadline(std::move(rendered), spec.timeLimit);
 }
 
 }  // namespace hetbench::benchmark

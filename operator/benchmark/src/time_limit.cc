@@ -14,4 +14,8 @@ UnitDecision checkTimeLimit(common::WallTime started, std::chrono::nanoseconds l
           std::nullopt};
 }
 
+std::int64_t activeDeadlineSeconds(std::chrono::nanoseconds timeLimit) {
+  return std::chrono::ceil<std::chrono::seconds>(timeLimit + kDeadlineMargin).count();
+}
+
 }  // namespace hetbench::benchmark

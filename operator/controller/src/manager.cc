@@ -35,6 +35,21 @@ std::vector<json> byIndex(const std::vector<std::unique_ptr<kube::Informer>>& in
   return out;
 }
 
+// A reconcile that throws (an allocation that fails, a thread that cannot start) is an error
+// like any other: counted, logged and retried with backoff, as controller-runtime recovers a
+// panicking reconciler, rather than the end of the process and of every run it drives.
+template <typename Reconcile>
+common::Result<ReconcileResult> guarded(const Reconcile& reconcile, const std::string& ns,
+                                        const std::string& name) {
+  try {
+    return reconcile(ns, name);
+  } catch (const std::exception& e) {
+    return common::internalError(std::string("the reconcile threw: ") + e.what());
+  } catch (...) {
+    return common::internalError("the reconcile threw an exception of unknown type");
+  }
+}
+
 }  // namespace
 
 /// The informers' caches, one informer per resource and watched namespace.
@@ -297,7 +312,7 @@ void Manager::work(kube::WorkQueue& queue, std::string_view controller,
     const std::string ns = key->substr(0, slash);
     const std::string name = slash == std::string::npos ? *key : key->substr(slash + 1);
     const common::MonoTime began = clock_.monotonic();
-    common::Result<ReconcileResult> result = reconcile(ns, name);
+    common::Result<ReconcileResult> result = guarded(reconcile, ns, name);
     const auto took = clock_.monotonic() - began;
     if (!result.isOk()) {
       spdlog::warn("reconcile {} {}: {}", controller, *key, result.status().toString());

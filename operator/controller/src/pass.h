@@ -74,14 +74,20 @@ class Pass : public EventBuffer {
   void finish(UnitRecord& unit, const benchmark::UnitEnd& end);
   std::vector<std::string> nodesOf(const UnitRecord& unit) const;
   std::vector<json> podsOf(const UnitRecord& unit) const;
-  /// Follows the logs of the unit's pods; true once all of them are complete on disk.
-  bool collectLogs(const UnitRecord& unit);
+  /// The unit's pods as the API server has them, for decisions a lagging cache must not take.
+  common::Result<std::vector<json>> livePodsOf(const UnitRecord& unit) const;
+  /// Follows the logs of the unit's pods; where they stand, all together.
+  logs::PodLogs collectLogs(const UnitRecord& unit);
+  /// For an ended unit whose logs have not ended: gives them up once they are overdue
+  /// (benchmark::logsOverdue), and looks again a second later.
+  void awaitLogs(const UnitRecord& unit);
   /// Whether units are measured: only with log collection into a log directory.
   bool measuring() const { return logs_ != nullptr && !options_.logDir.empty(); }
   std::string logDirOf(const UnitRecord& unit) const;
   /// Reads a succeeded unit's metrics from its kept logs; a malformed metrics line or a
-  /// required metric the logs lack fails the unit.
-  void measure(UnitRecord& unit);
+  /// required metric the logs lack fails the unit. Logs that are `incomplete` ("" when whole)
+  /// are measured as they are, and the unit's message and a Warning Event say why.
+  void measure(UnitRecord& unit, const std::string& incomplete);
   /// A Warning Event for each trial whose verdict has just become Regressed.
   void noteRegressions(const benchmark::RunStatus& before, benchmark::RunStatus& after);
   /// status.results (per judged trial), status.verdict, latestEffectiveThroughput, Regressed.

@@ -3,6 +3,7 @@
 #include "hetbench/benchmark/baseline.h"
 #include "hetbench/benchmark/judge.h"
 #include "hetbench/logs/layout.h"
+#include "hetbench/logs/lines.h"
 #include "hetbench/results/measure.h"
 #include "pass.h"
 
@@ -125,7 +126,7 @@ void Pass::noteRegressions(const RunStatus& before, RunStatus& after) {
   }
 }
 
-void Pass::measure(UnitRecord& unit) {
+void Pass::measure(UnitRecord& unit, const std::string& incomplete) {
   common::Result<results::UnitMeasurer> measurer =
       results::UnitMeasurer::make(accepted_.metricSpecs);
   results::UnitMeasurement m;
@@ -133,7 +134,8 @@ void Pass::measure(UnitRecord& unit) {
     for (const logs::LogLayout::UnitLog& log :
          logs::LogLayout::unitLogs(options_.logDir / logDirOf(unit))) {
       std::ifstream in(log.file, std::ios::binary);
-      for (std::string line; std::getline(in, line);) measurer.value().consume(log.source, line);
+      logs::forEachLine(in,
+                        [&](std::string_view line) { measurer.value().consume(log.source, line); });
     }
     m = measurer.value().finish(results::AggregationOptions{accepted_.spec.warmupEpochs},
                                 accepted_.required);
@@ -153,7 +155,14 @@ void Pass::measure(UnitRecord& unit) {
       for (std::size_t i = 1; i < m.missing.size(); ++i) message += ", " + m.missing[i];
     }
   }
-  if (why.empty()) return;
+  if (why.empty()) {
+    if (incomplete.empty()) return;
+    unit.message = "log incomplete: " + incomplete;
+    event(EventType::kWarning, reason::kLogIncomplete,
+          unitLabel(unit) + " was measured from an incomplete log: " + incomplete);
+    return;
+  }
+  if (!incomplete.empty()) message += " (log incomplete: " + incomplete + ")";
   unit.phase = UnitPhase::kFailed;
   unit.reason = why;
   unit.message = message;

@@ -175,9 +175,23 @@ void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object)
         benchmark::renderUnit(run_.ref, accepted_.spec, {unit.trial, unit.repetition, unit.params});
     unit.expectedPods = rendered.isOk() ? rendered.value().expectedPods : 1;
   }
-  const benchmark::UnitDecision start =
+  benchmark::UnitDecision start =
       benchmark::checkStartTimeout(started, accepted_.spec.startTimeout,
                                    benchmark::startCheck(podsOf(unit), unit.expectedPods), now_);
+  if (start.end) {
+    // Failing the unit stops its workload, and the cache may not have seen yet the pods that
+    // have just started: the API server decides.
+    common::Result<std::vector<json>> live = livePodsOf(unit);
+    if (!live.isOk()) {
+      spdlog::warn("run {}/{}: cannot confirm that {} has not started: {}", run_.ref.ns,
+                   run_.ref.name, unitLabel(unit), live.status().toString());
+      deadlines_.note(now_ + std::chrono::seconds(1));
+      return;
+    }
+    start =
+        benchmark::checkStartTimeout(started, accepted_.spec.startTimeout,
+                                     benchmark::startCheck(live.value(), unit.expectedPods), now_);
+  }
   if (start.end) finish(unit, *start.end);
   deadlines_.note(start.recheckAt);
 }
@@ -295,11 +309,12 @@ common::Status Pass::stop(UnitRecord& unit, bool failure) {
 common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
   if (!benchmark::isTerminal(unit.phase)) return common::Status();
   if (endRecorded && measuring() && benchmark::awaitsMetrics(unit)) {
-    if (!collectLogs(unit)) {
-      deadlines_.note(now_ + std::chrono::seconds(1));
+    const logs::PodLogs logs = collectLogs(unit);
+    if (!logs.ended) {
+      awaitLogs(unit);
       return common::Status();
     }
-    measure(unit);
+    measure(unit, logs.incomplete);
   }
   const json* object = workloadOf(unit);
   const bool exists = object != nullptr && !terminating(*object);
@@ -310,9 +325,9 @@ common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
   in.workloadExists = exists;
   in.workloadRunning = exists && kind && stillRuns(*kind, *object);
   // Logs matter only for a workload that is to be deleted and may still have pods.
-  in.logsComplete = !endRecorded || !exists || unit.phase == UnitPhase::kCancelled ||
-                    benchmark::keepsWorkload(unit.phase, accepted_.spec.cleanup) ||
-                    collectLogs(unit);
+  in.logsEnded = !endRecorded || !exists || unit.phase == UnitPhase::kCancelled ||
+                 benchmark::keepsWorkload(unit.phase, accepted_.spec.cleanup) ||
+                 collectLogs(unit).ended;
   const benchmark::CleanupDecision decision =
       benchmark::decideCleanup(in, accepted_.spec.cleanup, now_);
   deadlines_.note(decision.recheckAt);
@@ -323,6 +338,7 @@ common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
       return common::Status();
     case benchmark::CleanupStep::kWaitForLogs:
       unit.retained = false;
+      awaitLogs(unit);
       return common::Status();
     case benchmark::CleanupStep::kDelete:
       unit.retained = false;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "hetbench/benchmark/suspend.h"
+#include "hetbench/common/duration.h"
 #include "hetbench/common/json_fields.h"
 #include "pass.h"
 
@@ -278,6 +279,17 @@ std::vector<json> Pass::podsOf(const UnitRecord& unit) const {
   return out;
 }
 
+common::Result<std::vector<json>> Pass::livePodsOf(const UnitRecord& unit) const {
+  kube::ListOptions options;
+  options.labelSelector = std::string(benchmark::kRunLabel) + "=" + run_.ref.name + "," +
+                          std::string(benchmark::kTrialLabel) + "=" + std::to_string(unit.trial) +
+                          "," + std::string(benchmark::kRepetitionLabel) + "=" +
+                          std::to_string(unit.repetition);
+  HETBENCH_ASSIGN_OR_RETURN(kube::ListResult listed,
+                            client_.list(kube::resources::kPods, run_.ref.ns, options));
+  return std::move(listed.items);
+}
+
 std::vector<std::string> Pass::nodesOf(const UnitRecord& unit) const {
   std::set<std::string> nodes;
   for (const json& pod : podsOf(unit)) {
@@ -287,14 +299,24 @@ std::vector<std::string> Pass::nodesOf(const UnitRecord& unit) const {
   return {nodes.begin(), nodes.end()};
 }
 
-bool Pass::collectLogs(const UnitRecord& unit) {
-  if (logs_ == nullptr) return true;
-  bool complete = true;
+logs::PodLogs Pass::collectLogs(const UnitRecord& unit) {
+  logs::PodLogs all{true, ""};
+  if (logs_ == nullptr) return all;
   for (const json& pod : podsOf(unit)) {
     logs_->track(pod, unit.logDir.empty() ? logDirOf(unit) : unit.logDir);
-    if (!logs_->complete(pod)) complete = false;
+    const logs::PodLogs one = logs_->logsOf(pod);
+    all.ended = all.ended && one.ended;
+    if (all.incomplete.empty()) all.incomplete = one.incomplete;
   }
-  return complete;
+  return all;
+}
+
+void Pass::awaitLogs(const UnitRecord& unit) {
+  deadlines_.note(now_ + std::chrono::seconds(1));
+  if (logs_ == nullptr || !benchmark::logsOverdue(unit.completionTime.value_or(now_), now_)) return;
+  const std::string why = "the stream had not ended " +
+                          common::formatDuration(benchmark::kLogGrace) + " after the unit ended";
+  for (const json& pod : podsOf(unit)) logs_->abandon(pod, why);
 }
 
 void Pass::noteFinished(const benchmark::RunStatus& status) {

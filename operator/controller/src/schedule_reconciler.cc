@@ -118,6 +118,8 @@ class SchedulePass : public detail::EventBuffer {
  private:
   void readRuns();
   void noteMissed();
+  /// The runs that have not finished, read from the API server rather than the cache.
+  common::Status readActiveRuns();
   common::Status startSlot(WallTime slot);
   void recordRuns();
   common::Status writeStatus();
@@ -188,6 +190,21 @@ void SchedulePass::readRuns() {
   due_ = schedule::dueSlot(spec_.cron, spec_.timeZone, since, now_, spec_.startingDeadline);
 }
 
+common::Status SchedulePass::readActiveRuns() {
+  kube::ListOptions options;
+  options.labelSelector = std::string(benchmark::kScheduleLabel) + "=" + name_;
+  HETBENCH_ASSIGN_OR_RETURN(const kube::ListResult listed,
+                            client_.list(kBenchmarkRuns, ns_, options));
+  const std::string uid = stringMember(meta_, "uid");
+  active_.clear();
+  for (const json& run : listed.items) {
+    if (!controlledBy(run, uid)) continue;
+    ScheduledRun scheduled = scheduledRunOf(run);
+    if (!schedule::isFinished(scheduled)) active_.push_back(std::move(scheduled));
+  }
+  return common::Status();
+}
+
 void SchedulePass::noteMissed() {
   if (!due_.missed) return;
   const std::optional<WallTime> reported = timeMember(old_, "lastMissedTime");
@@ -207,6 +224,11 @@ common::Status SchedulePass::startSlot(WallTime due) {
               std::to_string(due_.skipped) + " slot(s) before " + slot +
               " were missed; only the latest missed slot starts");
   }
+  // Forbid and Replace act on the runs still going. The cache may not hold yet the run that the
+  // previous pass created a moment ago, and a decision taken on it would let a second run share
+  // the accelerators (issue 19): ask the API server, as a due slot is rare.
+  if (spec_.concurrencyPolicy != schedule::ConcurrencyPolicy::kAllow)
+    HETBENCH_RETURN_IF_ERROR(readActiveRuns());
   if (spec_.concurrencyPolicy == schedule::ConcurrencyPolicy::kForbid && !active_.empty()) {
     event(EventType::kNormal, reason::kRunAlreadyActive,
           "the slot " + slot + " waits: run " + active_.front().name +

@@ -18,6 +18,13 @@ using nlohmann::json;
 namespace http = web::http;
 namespace client = web::http::client;
 
+// A request body as JSON text. Text a workload controls (a log value, an error body cut at a byte
+// limit) can reach an object as invalid UTF-8, which a plain dump() throws on: it is replaced
+// with U+FFFD instead, so that the write goes through.
+std::string wireText(const json& body) {
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // A token bucket: `qps` tokens a second, at most `burst` saved.
 class RateLimiter {
  public:
@@ -215,20 +222,20 @@ class RestKubeClient final : public KubeClient {
 
   common::Result<json> create(const GroupVersionResource& gvr, const std::string& ns,
                               const json& object) override {
-    return decode(send("POST", http::methods::POST, resourcePath(gvr, ns), object.dump(),
+    return decode(send("POST", http::methods::POST, resourcePath(gvr, ns), wireText(object),
                        "application/json", false));
   }
 
   common::Result<json> update(const GroupVersionResource& gvr, const std::string& ns,
                               const json& object) override {
     return decode(send("PUT", http::methods::PUT, resourcePath(gvr, ns, nameOf(object)),
-                       object.dump(), "application/json", false));
+                       wireText(object), "application/json", false));
   }
 
   common::Result<json> updateStatus(const GroupVersionResource& gvr, const std::string& ns,
                                     const json& object) override {
     return decode(send("PUT", http::methods::PUT, resourcePath(gvr, ns, nameOf(object), "status"),
-                       object.dump(), "application/json", false));
+                       wireText(object), "application/json", false));
   }
 
   common::Result<json> patch(const GroupVersionResource& gvr, const std::string& ns,
@@ -238,8 +245,8 @@ class RestKubeClient final : public KubeClient {
                               : type == PatchType::kJson ? "application/json-patch+json"
                                                          : "application/strategic-merge-patch+json";
     return decode(send("PATCH", http::methods::PATCH,
-                       resourcePath(gvr, ns, name, statusSubresource ? "status" : ""), patch.dump(),
-                       contentType, false));
+                       resourcePath(gvr, ns, name, statusSubresource ? "status" : ""),
+                       wireText(patch), contentType, false));
   }
 
   common::Status remove(const GroupVersionResource& gvr, const std::string& ns,
@@ -252,7 +259,7 @@ class RestKubeClient final : public KubeClient {
       body["preconditions"]["resourceVersion"] = *options.preconditionResourceVersion;
     }
     // A delete names its target exactly (and may carry preconditions): retrying it is safe.
-    return decode(send("DELETE", http::methods::DEL, resourcePath(gvr, ns, name), body.dump(),
+    return decode(send("DELETE", http::methods::DEL, resourcePath(gvr, ns, name), wireText(body),
                        "application/json", true))
         .status();
   }

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -72,6 +74,8 @@ struct LogCollector::Stream {
   std::string unitDir;
   std::filesystem::path file;
   std::atomic<bool> done{false};
+  std::string problem;     // why the log is incomplete (guarded by mu); "" while it is whole
+  bool abandoned = false;  // guarded by mu
   std::shared_ptr<kube::StreamCanceller> canceller = std::make_shared<kube::StreamCanceller>();
   std::mutex mu;
   std::condition_variable cv;
@@ -80,6 +84,10 @@ struct LogCollector::Stream {
 
 std::string LogCollector::truncationMarker(std::uint64_t cap) {
   return "[hetbench: log truncated at " + std::to_string(cap) + " bytes]";
+}
+
+std::string LogCollector::incompleteMarker(const std::string& why) {
+  return "[hetbench: log incomplete: " + why + "]";
 }
 
 ResumePoint resumePoint(const std::filesystem::path& file) {
@@ -140,14 +148,45 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
   }
 }
 
-bool LogCollector::complete(const json& pod) const {
-  if (!podTerminal(pod)) return false;  // a running pod may still write
+PodLogs LogCollector::logsOf(const json& pod) const {
+  PodLogs out;
+  bool all = true;        // every started container has a stream that ended
+  bool abandoned = true;  // and every one of them was given up
+  std::size_t streams = 0;
   std::lock_guard lock(mu_);
   for (const auto& [container, terminated] : startedContainers(pod)) {
     auto it = streams_.find(streamKey(pod, container));
-    if (it == streams_.end() || !it->second->done) return false;
+    if (it == streams_.end()) {
+      all = false;
+      continue;
+    }
+    ++streams;
+    Stream& stream = *it->second;
+    std::lock_guard streamLock(stream.mu);
+    all = all && stream.done;
+    abandoned = abandoned && stream.abandoned;
+    if (out.incomplete.empty()) out.incomplete = stream.problem;
   }
-  return true;
+  // A running pod may still write, unless its streams were given up.
+  out.ended = all && (podTerminal(pod) || (streams > 0 && abandoned));
+  return out;
+}
+
+void LogCollector::abandon(const json& pod, const std::string& why) {
+  std::lock_guard lock(mu_);
+  for (const auto& [container, terminated] : startedContainers(pod)) {
+    auto it = streams_.find(streamKey(pod, container));
+    if (it == streams_.end()) continue;
+    Stream& stream = *it->second;
+    {
+      std::lock_guard streamLock(stream.mu);
+      if (stream.done || stream.abandoned) continue;
+      stream.abandoned = true;
+      stream.problem = why;
+    }
+    stream.canceller->cancel();
+    stream.cv.notify_all();
+  }
 }
 
 void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
@@ -250,8 +289,14 @@ class LineWriter {
     }
     out_ << line << '\n';
     size_ += line.size() + 1;
-    bytes_ += line.size() + 1;
+    unflushed_ += line.size() + 1;
     wrote_ = true;
+  }
+
+  /// Counts the bytes written since the last call, once the file has taken them.
+  void flushed() {
+    bytes_ += unflushed_;
+    unflushed_ = 0;
   }
 
   /// Whether a line was kept since the last restart.
@@ -263,6 +308,7 @@ class LineWriter {
   std::uint64_t cap_;
   std::atomic<std::uint64_t>& bytes_;
   std::uint64_t size_ = 0;
+  std::uint64_t unflushed_ = 0;
   bool truncated_ = false;
   std::optional<common::WallTime> lastTime_;
   std::uint64_t skipAtTimestamp_ = 0;
@@ -282,40 +328,54 @@ bool LogCollector::streamEnded(const Stream& stream) {
 }
 
 void LogCollector::follow(Stream& stream) {
+  const auto fail = [&](const std::string& problem) {
+    spdlog::error("log {}: {}; the log is incomplete", stream.file.string(), problem);
+    ++writeFailures_;
+    std::lock_guard lock(stream.mu);
+    stream.problem = problem;
+  };
   std::error_code ec;
   std::filesystem::create_directories(stream.file.parent_path(), ec);
   if (ec) {
-    spdlog::error("log {}: {}", stream.file.string(), ec.message());
+    fail("cannot create " + stream.file.parent_path().string() + ": " + ec.message());
     stream.done = true;
     return;
   }
   const ResumePoint point = resumePoint(stream.file);
   std::ofstream out(stream.file, std::ios::binary | std::ios::app);
   LineWriter writer(out, point, options_.maxBytesPerContainer, bytes_);
+  const LineHandler keep = [&writer](std::string_view line) { writer.write(line); };
+  // Whether the file took every line so far; errno says why not.
+  const auto written = [&] {
+    out.flush();
+    if (out) {
+      writer.flushed();
+      return true;
+    }
+    fail("cannot write " + stream.file.string() + ": " + std::strerror(errno));
+    return false;
+  };
   std::chrono::milliseconds backoff = options_.retryInitial;
+  bool failed = !out;
+  if (failed) fail("cannot open " + stream.file.string() + ": " + std::strerror(errno));
 
-  while (!stream.canceller->cancelled()) {
+  while (!failed && !stream.canceller->cancelled()) {
     kube::LogOptions options;
     options.container = stream.container;
     options.follow = true;
     options.timestamps = true;
     options.canceller = stream.canceller;
     options.sinceTime = writer.restart();
-    std::string partial;
+    LineSplitter splitter(options_.maxLineBytes);
     const common::Status status =
         client_.streamLogs(stream.ns, stream.pod, options, [&](std::string_view data) {
-          partial.append(data);
-          std::size_t start = 0;
-          for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos;
-               start = nl + 1) {
-            writer.write(std::string_view(partial).substr(start, nl - start));
-          }
-          partial.erase(0, start);
-          out.flush();
-          return true;
+          splitter.feed(data, keep);
+          failed = !written();
+          return !failed;
         });
-    if (!partial.empty()) writer.write(partial);
-    out.flush();
+    if (failed) break;
+    splitter.finish(keep);
+    if (!written()) break;
     if (stream.canceller->cancelled()) break;
     if (status.isNotFound()) break;  // the pod is gone: nothing more to read
     if (status.isOk()) {
@@ -327,6 +387,13 @@ void LogCollector::follow(Stream& stream) {
     }
     if (!sleepFor(stream, backoff)) break;
     backoff = std::min(backoff * 2, options_.retryMax);
+  }
+  {
+    std::lock_guard lock(stream.mu);
+    if (stream.abandoned && out) {
+      out << incompleteMarker(stream.problem) << '\n';
+      out.flush();
+    }
   }
   stream.done = true;
 }

@@ -102,6 +102,11 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
     out.push_back(single("hetbench_log_bytes_total", "Bytes of container logs written to disk.",
                          MetricType::Counter, static_cast<double>(sources_.logBytes())));
   }
+  if (sources_.logWriteFailures) {
+    out.push_back(single("hetbench_log_write_failures_total",
+                         "Container log streams ended because their file could not be written.",
+                         MetricType::Counter, static_cast<double>(sources_.logWriteFailures())));
+  }
   addProcessFamilies(out);
   return out;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 
 #include "hetbench/benchmark/run.h"
@@ -22,7 +23,7 @@ enum class CleanupStep {
 struct CleanupInput {
   UnitPhase phase = UnitPhase::kPending;
   bool endRecorded = false;      // the unit's end is in the status the pass read
-  bool logsComplete = true;      // every pod's log streams ended (true when logs are not kept)
+  bool logsEnded = true;         // every pod's log streams ended (true when logs are not kept)
   bool workloadExists = false;   // seen, and not being deleted
   bool workloadRunning = false;  // neither ended by itself nor stopped
 };
@@ -39,10 +40,20 @@ bool keepsWorkload(UnitPhase phase, const Cleanup& policy);
 
 /// cleanup.onSuccess and onFailure for an ended unit: workloads are stopped or deleted only once
 /// the unit's end is in the status (a pass whose status write is lost must not leave a Running
-/// unit whose workload it deleted); a workload to delete waits for its logs unless the unit was
-/// cancelled; a failed unit's workload to keep is stopped first if it still runs (it timed out
-/// or never started) and is then labelled. Waiting steps look again at `now` (status) or a
+/// unit whose workload it deleted); a workload to delete that ended by itself waits for its
+/// logs, while one that still runs (the unit timed out, never started or was cancelled) is
+/// deleted at once, its logs ending as its pods go; a failed unit's workload to keep is stopped
+/// first if it still runs and is then labelled. Waiting steps look again at `now` (status) or a
 /// second later (logs).
 CleanupDecision decideCleanup(const CleanupInput& in, const Cleanup& policy, common::WallTime now);
+
+/// How long the logs of an ended unit may take to end before they are given up as incomplete
+/// (a half-open connection, a kubelet that keeps failing for a pod on a lost node).
+inline constexpr std::chrono::minutes kLogGrace{2};
+
+/// Whether to give up on the logs of a unit that ended at `endedAt`, still not ended at `now`.
+inline bool logsOverdue(common::WallTime endedAt, common::WallTime now) {
+  return now - endedAt >= kLogGrace;
+}
 
 }  // namespace hetbench::benchmark

@@ -14,8 +14,20 @@
 
 #include "hetbench/common/clock.h"
 #include "hetbench/kube/client.h"
+#include "hetbench/logs/lines.h"
 
 namespace hetbench::logs {
+
+/// Where the logs of one pod stand.
+struct PodLogs {
+  /// Nothing more will be written: every container of the pod that started has its stream ended
+  /// after it terminated (or the pod disappeared, or the stream was given up). Only then may a
+  /// pod whose logs are kept go.
+  bool ended = false;
+  /// Why what is on disk is not the whole log ("" when it is): a write that failed, or a stream
+  /// given up on.
+  std::string incomplete;
+};
 
 /// What the reconciler needs from log collection; a fake stands in for it in tests.
 class LogTracker {
@@ -24,9 +36,11 @@ class LogTracker {
   /// Follows every container of `pod` (init containers too) that has started, into
   /// `<log dir>/<unitDir>/<pod>/<container>.log`. Idempotent and cheap when nothing is new.
   virtual void track(const nlohmann::json& pod, const std::string& unitDir) = 0;
-  /// True once every container of the pod that started has its whole log on disk: its stream
-  /// ended after the container terminated (or the pod disappeared). Only then may the pod go.
-  virtual bool complete(const nlohmann::json& pod) const = 0;
+  virtual PodLogs logsOf(const nlohmann::json& pod) const = 0;
+  /// Stops following the pod's streams, which end with a marker line saying `why` and count as
+  /// incomplete; for streams that will not end by themselves (a half-open connection, a kubelet
+  /// that keeps failing for a pod on a lost node).
+  virtual void abandon(const nlohmann::json& pod, const std::string& why) = 0;
   /// Ends the streams of every pod under `<namespace>/<run>/`.
   virtual void forgetRun(const std::string& ns, const std::string& run) = 0;
 };
@@ -36,13 +50,16 @@ struct CollectorOptions {
   std::uint64_t maxBytesPerContainer = 256ull << 20;
   std::chrono::milliseconds retryInitial{500};
   std::chrono::milliseconds retryMax{std::chrono::seconds(30)};
+  std::size_t maxLineBytes = kMaxLineBytes;
 };
 
 /// Streams container logs to files, one thread per container stream. Each line is kept as the
 /// kubelet sends it with `timestamps=true` ("<RFC 3339 nanos> <text>"), so that a broken stream
 /// (or a restarted operator) resumes with sinceTime from the file's last line and drops exactly
 /// the lines already written: those older than the last timestamp, and as many lines with that
-/// timestamp as the file holds. A file that reaches the cap gets one marker line and no more.
+/// timestamp as the file holds. A file that reaches the cap gets one marker line and no more; a
+/// line longer than maxLineBytes is cut (lines.h). A write that fails ends the stream, and the
+/// pod's logs count as incomplete.
 class LogCollector final : public LogTracker {
  public:
   LogCollector(kube::KubeClient& client, CollectorOptions options);
@@ -51,16 +68,22 @@ class LogCollector final : public LogTracker {
   LogCollector& operator=(const LogCollector&) = delete;
 
   void track(const nlohmann::json& pod, const std::string& unitDir) override;
-  bool complete(const nlohmann::json& pod) const override;
+  PodLogs logsOf(const nlohmann::json& pod) const override;
+  void abandon(const nlohmann::json& pod, const std::string& why) override;
   void forgetRun(const std::string& ns, const std::string& run) override;
   /// Ends every stream and joins the threads.
   void stop();
 
   std::size_t activeStreams() const;
   std::uint64_t bytesWritten() const { return bytes_.load(); }
+  /// Streams ended by a write that failed, since the start.
+  std::uint64_t writeFailures() const { return writeFailures_.load(); }
 
   /// The marker line written once a container's log reaches the cap (without timestamp).
   static std::string truncationMarker(std::uint64_t cap);
+  /// The last line of a stream given up on (without timestamp, so that a resumed stream ignores
+  /// it).
+  static std::string incompleteMarker(const std::string& why);
 
  private:
   struct Stream;
@@ -74,6 +97,7 @@ class LogCollector final : public LogTracker {
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Stream>> streams_;  // "ns/pod/uid/container"
   std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> writeFailures_{0};
   bool stopping_ = false;
 };
 

@@ -76,6 +76,7 @@ class StateMetrics final : public prometheus::Collectable {
     std::function<std::map<std::string, std::uint64_t>()> watchRestarts;  // by resource
     std::function<std::size_t()> logStreams;
     std::function<std::uint64_t()> logBytes;
+    std::function<std::uint64_t()> logWriteFailures;
   };
   explicit StateMetrics(Sources sources) : sources_(std::move(sources)) {}
 
