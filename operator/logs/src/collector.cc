@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <system_error>
 #include <vector>
 
 #include "hetbench/common/json_fields.h"
@@ -143,8 +144,15 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
     stream->unitDir = unitDir;
     stream->file = options_.dir / LogLayout::containerLog(unitDir, stream->pod, container);
     Stream& ref = *stream;
+    try {
+      ref.thread = std::thread([this, &ref] { follow(ref); });
+    } catch (const std::system_error& e) {
+      // Under a PID or thread limit: not followed now, tried again on the next track().
+      spdlog::error("log {}/{}/{}: cannot start a thread to follow it: {}", ref.ns, ref.pod,
+                    container, e.what());
+      continue;
+    }
     streams_.emplace(key, std::move(stream));
-    ref.thread = std::thread([this, &ref] { follow(ref); });
   }
 }
 
