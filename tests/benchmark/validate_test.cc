@@ -90,6 +90,21 @@ TEST(ValidateRun, DescribesAtMostFiveCauses) {
   EXPECT_EQ(describeInvalid(common::invalidError("plain")), "plain");
 }
 
+// Verifies the annotation budget of the accepted spec: the other annotations count, the old
+// accepted spec does not, and the message says how much there was.
+TEST(ValidateRun, AcceptedSpecMustFitTheAnnotations) {
+  const std::size_t room = kMaxAnnotationBytes - std::string("hetbench.io/accepted-spec").size();
+  EXPECT_FALSE(acceptedSpecTooLarge(nullptr, std::string(room, 'x')));
+  EXPECT_TRUE(acceptedSpecTooLarge(nullptr, std::string(room + 1, 'x')));
+  const nlohmann::json annotations = {{"a", "bc"}, {"hetbench.io/accepted-spec", "old"}};
+  EXPECT_FALSE(acceptedSpecTooLarge(annotations, std::string(room - 3, 'x')));
+  const std::optional<std::string> why = acceptedSpecTooLarge(annotations, std::string(room, 'x'));
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("the spec is " + std::to_string(room) + " bytes as JSON"), std::string::npos)
+      << *why;
+  EXPECT_NE(why->find("other annotations (3 bytes"), std::string::npos) << *why;
+}
+
 // Verifies that a condition shows at most 512 bytes of each cause, cut between runes, while the
 // cause itself keeps the whole value.
 TEST(ValidateRun, CutsLongCausesBetweenRunes) {

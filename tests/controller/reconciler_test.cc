@@ -342,6 +342,30 @@ TEST_F(ReconcilerTest, StartTimeoutIsConfirmedOnTheApiServer) {
   EXPECT_EQ(objects(kPods, "late").size(), 1u);
 }
 
+// Verifies a spec too large to record in the accepted-spec annotation: the run is refused with
+// Accepted=False saying so, once, and nothing is created (the API server would refuse the
+// annotation on every pass, leaving the run without a status).
+TEST_F(ReconcilerTest, SpecTooLargeToRecordIsRefused) {
+  json workload = {{"kind", "Pod"},
+                   {"image", "busybox"},
+                   {"env", {{{"name", "BIG"}, {"value", std::string(300000, 'x')}}}}};
+  apply(RunBuilder("big").set("workload", workload).obj());
+  reconcile("big");
+  reconcile("big");
+  EXPECT_EQ(phase("big"), "Failed");
+  const json accepted = run("big")["status"]["conditions"];
+  bool refused = false;
+  for (const json& c : accepted) {
+    if (c["type"] == "Accepted") {
+      refused = c["status"] == "False" &&
+                c.value("message", "").find("does not fit") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(refused) << accepted.dump(2);
+  EXPECT_TRUE(objects(kPods, "big").empty());
+  EXPECT_EQ(events_.count("InvalidSpec"), 1);
+}
+
 // Verifies parallelism: at most two units run at once, the next starting when one ends.
 TEST_F(ReconcilerTest, ParallelismBoundsTheRunningUnits) {
   apply(RunBuilder("par").matrix({{"n", {1, 2, 3}}}).parallelism(2).obj());

@@ -105,6 +105,9 @@ TEST_F(OperatorTest, LeaderElectionFailsOverToTheOtherReplica) {
   ASSERT_TRUE(eventually([&] { return !holder(lease()).empty(); }));
   createRun("first", scriptSpec("true"));
   waitForPhase("first", "Succeeded");
+  // Events are written after the status, and best-effort: a leader killed in between loses them,
+  // as controller-runtime's recorder would. The kill comes once they are written.
+  ASSERT_TRUE(waitForEvent("first", "RunSucceeded"));
 
   const auto leading = [](OperatorProcess* p) { return p->logContains("leading: starting"); };
   ASSERT_EQ(std::count_if(replicas.begin(), replicas.end(), leading), 1);

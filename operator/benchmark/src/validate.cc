@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/plan.h"
 #include "hetbench/common/field_errors.h"
 
@@ -94,6 +95,25 @@ std::vector<Configuration> trialConfigurations(const std::string& ns, const RunS
 
 std::vector<Configuration> trialConfigurations(const std::string& ns, const AcceptedRun& accepted) {
   return trialConfigurations(ns, accepted.spec);
+}
+
+std::optional<std::string> acceptedSpecTooLarge(const nlohmann::json& annotations,
+                                                const std::string& acceptedSpecText) {
+  const std::string key(kAcceptedSpecAnnotation);
+  std::size_t others = 0;
+  if (annotations.is_object()) {
+    for (const auto& [name, value] : annotations.items()) {
+      if (name == key) continue;
+      others += name.size() + (value.is_string() ? value.get_ref<const std::string&>().size() : 0);
+    }
+  }
+  const std::size_t total = others + key.size() + acceptedSpecText.size();
+  if (total <= kMaxAnnotationBytes) return std::nullopt;
+  return "the spec is " + std::to_string(acceptedSpecText.size()) +
+         " bytes as JSON; with the run's other annotations (" + std::to_string(others) +
+         " bytes, kubectl apply's copy of the whole object among them) it does not fit in the " +
+         std::to_string(kMaxAnnotationBytes) + " bytes the API server allows for annotations, " +
+         "where the operator records the accepted spec";
 }
 
 std::string describeInvalid(const common::Status& status) {

@@ -118,6 +118,10 @@ common::Result<std::optional<ReconcileResult>> Pass::accept() {
   accepted_.spec.suspend = suspended;
 
   if (run_.acceptedSpecText.empty()) {
+    if (std::optional<std::string> tooLarge = benchmark::acceptedSpecTooLarge(
+            member(member(object_, "metadata"), "annotations"), spec.dump())) {
+      return refuse(*tooLarge);
+    }
     HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec));
     const std::size_t units = benchmark::planUnits(accepted_.spec).size();
     event(EventType::kNormal, reason::kAccepted,

@@ -4,6 +4,7 @@
 // (for its run template) and `hetbench validate`, so that all three refuse the same specs with
 // the same causes.
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -46,6 +47,15 @@ std::optional<AcceptedRun> acceptedRun(const Run& run);
 /// The configuration of each trial `spec` plans, by trial index.
 std::vector<Configuration> trialConfigurations(const std::string& ns, const RunSpec& spec);
 std::vector<Configuration> trialConfigurations(const std::string& ns, const AcceptedRun& accepted);
+
+/// The most bytes the API server takes in one object's annotations, keys and values together.
+inline constexpr std::size_t kMaxAnnotationBytes = 256u << 10;
+
+/// Whether the accepted spec's text fits in the run's annotations (those it has, `annotations`,
+/// besides the accepted spec's own): nullopt when it does, else why not, for the condition. A
+/// spec that does not fit cannot be recorded, so the run is refused rather than retried.
+std::optional<std::string> acceptedSpecTooLarge(const nlohmann::json& annotations,
+                                                const std::string& acceptedSpecText);
 
 /// "spec.x: msg; spec.y: msg" from an Invalid status, at most five causes and a count of the
 /// rest: the message of a condition or an Event.
