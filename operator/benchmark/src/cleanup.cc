@@ -2,13 +2,6 @@
 
 namespace hetbench::benchmark {
 
-namespace {
-
-/// How long a workload waiting for its logs waits before the next look.
-constexpr std::chrono::seconds kLogRecheck{1};
-
-}  // namespace
-
 bool keepsWorkload(UnitPhase phase, const Cleanup& policy) {
   return (phase == UnitPhase::kSucceeded && policy.onSuccess == CleanupAction::kRetain) ||
          (isFailure(phase) && policy.onFailure == CleanupAction::kRetain);

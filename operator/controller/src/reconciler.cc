@@ -316,7 +316,7 @@ logs::PodLogs Pass::collectLogs(const UnitRecord& unit) {
 }
 
 void Pass::awaitLogs(const UnitRecord& unit) {
-  deadlines_.note(now_ + std::chrono::seconds(1));
+  deadlines_.note(now_ + benchmark::kLogRecheck);
   if (logs_ == nullptr || !benchmark::logsOverdue(unit.completionTime.value_or(now_), now_)) return;
   const std::string why = "the stream had not ended " +
                           common::formatDuration(benchmark::kLogGrace) + " after the unit ended";

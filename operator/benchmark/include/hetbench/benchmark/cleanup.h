@@ -47,6 +47,9 @@ bool keepsWorkload(UnitPhase phase, const Cleanup& policy);
 /// second later (logs).
 CleanupDecision decideCleanup(const CleanupInput& in, const Cleanup& policy, common::WallTime now);
 
+/// How long a unit waiting for its logs waits before the next look.
+inline constexpr std::chrono::seconds kLogRecheck{1};
+
 /// How long the logs of an ended unit may take to end before they are given up as incomplete
 /// (a half-open connection, a kubelet that keeps failing for a pod on a lost node).
 inline constexpr std::chrono::minutes kLogGrace{2};
