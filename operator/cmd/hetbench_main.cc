@@ -62,6 +62,7 @@ int logs(int argc, char** argv) {
   std::int64_t trial = -1;
   std::int64_t repetition = -1;
   bool timestamps = false;
+  std::string uid;
   flags.addString("namespace", &ns, "The run's namespace.");
   flags.addString("server", &server,
                   "The operator's log server, e.g. http://127.0.0.1:8082 (through kubectl "
@@ -70,6 +71,9 @@ int logs(int argc, char** argv) {
   flags.addInt("trial", &trial, "Only this trial (-1: all).", -1, 1'000'000);
   flags.addInt("repetition", &repetition, "Only this repetition (-1: all).", -1, 1'000'000);
   flags.addBool("timestamps", &timestamps, "Keep the kubelet's timestamp on each line.");
+  flags.addString("uid", &uid,
+                  "Which run of that name (its metadata.uid), when the name was deleted and "
+                  "applied again (default: the one that exists).");
   std::vector<std::string> args;
   if (auto code = parseCommand("logs", flags, argc, argv, args)) return *code;
   if (args.size() != 1 || server.empty() == dir.empty()) {
@@ -91,6 +95,7 @@ int logs(int argc, char** argv) {
   if (trial >= 0) selection.trial = trial;
   if (repetition >= 0) selection.repetition = repetition;
   selection.timestamps = timestamps;
+  selection.uid = uid;
   const common::Status printed = cli::printLogs(*source, ns, args.front(), selection, std::cout);
   if (!printed.isOk()) {
     std::fprintf(stderr, "hetbench logs: %s\n", printed.message().c_str());

@@ -48,6 +48,9 @@ struct Flags {
   double qps = 20;
   std::int64_t burst = 30;
   std::int64_t logMaxBytes = 256ll << 20;
+  std::chrono::nanoseconds logRetention = std::chrono::hours(24 * 7);
+  std::int64_t logDirMaxBytes = 0;
+  std::chrono::nanoseconds logSweepInterval = std::chrono::minutes(1);
   common::LogOptions logging;
 };
 
@@ -108,6 +111,16 @@ void addFlags(common::FlagSet& flags, Flags& f, bool& showVersion) {
   flags.addInt("log-max-bytes", &f.logMaxBytes,
                "Size at which a container's kept log is truncated with a marker line.", 1024,
                std::int64_t{1} << 40);
+  flags.addDuration("log-retention", &f.logRetention,
+                    "How long a run's logs are kept once the run is deleted (0: deleted at "
+                    "the next sweep, within a minute).");
+  flags.addInt("log-dir-max-bytes", &f.logDirMaxBytes,
+               "The most bytes --log-dir may hold; over it, the logs of deleted runs, then of "
+               "finished runs, go oldest first (0: no bound).",
+               0, std::int64_t{1} << 50);
+  flags.addDuration("log-sweep-interval", &f.logSweepInterval,
+                    "How often the leader measures --log-dir and deletes what the retention "
+                    "and the bound say.");
   flags.addInt("max-concurrent-reconciles", &f.workers, "BenchmarkRuns reconciled at once.", 1, 64);
   flags.addDouble("kube-api-qps", &f.qps, "Steady rate of Kubernetes API requests.", 0.1, 10000);
   flags.addInt("kube-api-burst", &f.burst, "Burst of Kubernetes API requests.", 1, 100000);
@@ -164,9 +177,12 @@ std::optional<int> parseCommandLine(int argc, char** argv, Flags& f, Addresses& 
 
 controller::ManagerOptions managerOptions(const Flags& f, const kube::RestConfig& config,
                                           hetbench::logs::LogCollector& collector,
+                                          hetbench::logs::LogJanitor& janitor,
                                           common::RandomSource& random) {
   controller::ManagerOptions options;
   options.logs = &collector;
+  options.janitor = &janitor;
+  options.logSweepInterval = f.logSweepInterval;
   options.namespaces = f.namespaces;
   options.workers = static_cast<int>(f.workers);
   options.leaderElect = f.leaderElect;
@@ -277,8 +293,11 @@ int main(int argc, char** argv) {
   collectorOptions.dir = f.logDir;
   collectorOptions.maxBytesPerContainer = static_cast<std::uint64_t>(f.logMaxBytes);
   hetbench::logs::LogCollector collector(*client.value(), collectorOptions);
+  hetbench::logs::LogJanitor janitor(
+      f.logDir, {f.logRetention, static_cast<std::uint64_t>(f.logDirMaxBytes)}, f.namespaces);
 
-  controller::ManagerOptions options = managerOptions(f, config.value(), collector, random);
+  controller::ManagerOptions options =
+      managerOptions(f, config.value(), collector, janitor, random);
   auto benchmarks = benchmarkSeries(metrics, options);
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
   metrics::StateMetrics::Sources state;
@@ -286,6 +305,10 @@ int main(int argc, char** argv) {
   state.logStreams = [&collector] { return collector.activeStreams(); };
   state.logBytes = [&collector] { return collector.bytesWritten(); };
   state.logWriteFailures = [&collector] { return collector.writeFailures(); };
+  state.logDirBytes = [&janitor] { return janitor.bytesInUse(); };
+  state.logDirFreeBytes = [&janitor] { return janitor.freeBytes(); };
+  state.logDirMaxBytes = [&janitor] { return janitor.maxBytes(); };
+  state.logPrunedRuns = [&janitor] { return janitor.prunedRuns(); };
   // The exposer keeps weak pointers: main owns the collectables.
   auto stateMetrics = std::make_shared<metrics::StateMetrics>(std::move(state));
   common::Result<Endpoints> endpoints =

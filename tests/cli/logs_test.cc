@@ -27,15 +27,39 @@ TEST(CliLogs, SelectsContainerLogsInUnitOrder) {
   const Row rows[] = {
       {"all", {}, {"2-0/p/main.log", "2-0/p/setup.log", "2-1/p/main.log", "10-0/p/main.log"}},
       {"trial 2",
-       {2, std::nullopt, false},
+       {2, std::nullopt, false, ""},
        {"2-0/p/main.log", "2-0/p/setup.log", "2-1/p/main.log"}},
-      {"trial 2 repetition 1", {2, 1, false}, {"2-1/p/main.log"}},
+      {"trial 2 repetition 1", {2, 1, false, ""}, {"2-1/p/main.log"}},
       {"repetition 0",
-       {std::nullopt, 0, false},
+       {std::nullopt, 0, false, ""},
        {"2-0/p/main.log", "2-0/p/setup.log", "10-0/p/main.log"}},
-      {"no such trial", {7, std::nullopt, false}, {}},
+      {"no such trial", {7, std::nullopt, false, ""}, {}},
   };
   for (const Row& row : rows) EXPECT_EQ(selectLogFiles(files, row.selection), row.want) << row.name;
+}
+
+constexpr const char* kOld = "00000000-0000-4000-8000-00000000000a";
+constexpr const char* kNew = "00000000-0000-4000-8000-00000000000b";
+
+// Verifies which run of a name is shown: the one asked for, else the one not seen deleted,
+// else the only one; anything else is NotFound naming the uids.
+TEST(CliLogs, ChoosesTheRunOfTheName) {
+  const std::string old = kOld;
+  const std::string now = kNew;
+  const std::vector<std::string> both = {old + "/0-0/p/c.log", old + "/deleted",
+                                         now + "/0-0/p/c.log", "0-0/p/c.log"};
+  EXPECT_EQ(chooseRun(both, "").value(), now);
+  EXPECT_EQ(chooseRun(both, old).value(), old);
+  const common::Result<std::string> unknown = chooseRun(both, "0a1b");
+  EXPECT_TRUE(unknown.status().isNotFound());
+  EXPECT_NE(unknown.status().message().find(old + " (deleted), " + now), std::string::npos)
+      << unknown.status().message();
+  EXPECT_EQ(chooseRun({old + "/0-0/p/c.log", old + "/deleted"}, "").value(), old);
+  const common::Result<std::string> twoGone = chooseRun({old + "/deleted", now + "/deleted"}, "");
+  EXPECT_TRUE(twoGone.status().isNotFound());
+  EXPECT_NE(twoGone.status().message().find("--uid"), std::string::npos);
+  EXPECT_TRUE(chooseRun({old + "/0-0/p/c.log", now + "/0-0/p/c.log"}, "").status().isNotFound());
+  EXPECT_TRUE(chooseRun({"0-0/p/c.log"}, "").status().isNotFound());
 }
 
 class CliLogsSources : public ::testing::Test {
@@ -43,12 +67,18 @@ class CliLogsSources : public ::testing::Test {
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("hetbench-cli-logs-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_ / "ns/run/0-0/pod-a");
-    std::filesystem::create_directories(dir_ / "ns/run/1-0/pod-b");
-    std::ofstream(dir_ / "ns/run/0-0/pod-a/main.log")
+    const std::filesystem::path run = dir_ / "ns/run" / kNew;
+    std::filesystem::create_directories(run / "0-0/pod-a");
+    std::filesystem::create_directories(run / "1-0/pod-b");
+    std::ofstream(run / "0-0/pod-a/main.log")
         << "2026-11-22T10:00:00.000000001Z first line\n2026-11-22T10:00:01Z second line\n";
-    std::ofstream(dir_ / "ns/run/1-0/pod-b/main.log") << "2026-11-22T10:00:02Z other trial";
-    std::ofstream(dir_ / "ns/run/0-0/manifest.json") << "[]\n";
+    std::ofstream(run / "1-0/pod-b/main.log") << "2026-11-22T10:00:02Z other trial";
+    std::ofstream(run / "0-0/manifest.json") << "[]\n";
+    // The logs of an earlier run of the same name, deleted.
+    const std::filesystem::path old = dir_ / "ns/run" / kOld;
+    std::filesystem::create_directories(old / "0-0/pod-z");
+    std::ofstream(old / "0-0/pod-z/main.log") << "2026-11-21T10:00:00Z the deleted run\n";
+    std::ofstream(old / "deleted") << "2026-11-22T09:00:00Z\n";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
@@ -74,14 +104,20 @@ TEST_F(CliLogsSources, DirectoryAndServerAgree) {
     EXPECT_EQ(out.str(), kAll);
 
     std::ostringstream stamped;
-    ASSERT_TRUE(printLogs(*source, "ns", "run", {0, 0, true}, stamped).isOk());
+    ASSERT_TRUE(printLogs(*source, "ns", "run", {0, 0, true, ""}, stamped).isOk());
     EXPECT_EQ(stamped.str(),
               "==> 0-0/pod-a/main.log <==\n2026-11-22T10:00:00.000000001Z first line\n"
               "2026-11-22T10:00:01Z second line\n");
 
+    std::ostringstream earlier;
+    LogSelection deleted;
+    deleted.uid = kOld;
+    ASSERT_TRUE(printLogs(*source, "ns", "run", deleted, earlier).isOk());
+    EXPECT_EQ(earlier.str(), "==> 0-0/pod-z/main.log <==\nthe deleted run\n");
+
     std::ostringstream none;
     EXPECT_TRUE(printLogs(*source, "ns", "absent", {}, none).isNotFound());
-    EXPECT_TRUE(printLogs(*source, "ns", "run", {5, std::nullopt, false}, none).isNotFound());
+    EXPECT_TRUE(printLogs(*source, "ns", "run", {5, std::nullopt, false, ""}, none).isNotFound());
   }
   server.value()->stop();
 }

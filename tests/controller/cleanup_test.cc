@@ -97,5 +97,34 @@ TEST_F(OperatorTest, DeletedRunRemovesWorkloadsAndFinalizer) {
   }));
 }
 
+// Verifies the log janitor: a deleted run's logs stay for --log-retention after the operator
+// first saw it gone (here 0: the next sweep), then go, counted by reason, while the logs of a
+// run that exists stay.
+TEST_F(OperatorTest, DeletedRunsLogsGoAfterTheRetention) {
+  OperatorProcess& op = startOperator({"--log-retention=0", "--log-sweep-interval=200ms"});
+  createRun("kept", scriptSpec("echo kept"));
+  createRun("gone", scriptSpec("echo gone"));
+  const json kept = waitForPhase("kept", "Succeeded");
+  const json gone = waitForPhase("gone", "Succeeded");
+  const std::filesystem::path keptDir =
+      logDir_ / "default/kept" / kept["metadata"]["uid"].get<std::string>();
+  const std::filesystem::path goneDir =
+      logDir_ / "default/gone" / gone["metadata"]["uid"].get<std::string>();
+  ASSERT_TRUE(std::filesystem::exists(goneDir / "0-0/manifest.json"));
+
+  const common::Status removed = client_->remove(kRuns, "default", "gone", {});
+  ASSERT_TRUE(removed.isOk()) << removed.toString();
+  EXPECT_TRUE(eventually([&] { return !std::filesystem::exists(logDir_ / "default/gone"); }));
+  EXPECT_TRUE(std::filesystem::exists(keptDir / "0-0/manifest.json"));
+  std::string scraped;
+  EXPECT_TRUE(eventually([&] {
+    scraped = op.scrapeMetrics().value_or("");
+    return scraped.find("hetbench_log_pruned_runs_total{reason=\"retention\"} 1") !=
+               std::string::npos &&
+           scraped.find("\nhetbench_log_dir_bytes 0") == std::string::npos &&
+           scraped.find("\nhetbench_log_dir_bytes ") != std::string::npos;
+  })) << scraped;
+}
+
 }  // namespace
 }  // namespace hetbench::controller::testing

@@ -72,11 +72,14 @@ class ReconcilerTest : public ::testing::Test {
       }
     });
   }
+  std::string unitDir(const std::string& runName) {
+    const std::string uid = run(runName)["metadata"]["uid"];
+    return logs::LogLayout::unitDir("lab", runName, uid, 0, 0);
+  }
   void writeLog(const std::string& runName, const std::string& pod,
                 const std::vector<std::string>& lines) {
     const std::filesystem::path file =
-        logDir_ / logs::LogLayout::containerLog(logs::LogLayout::unitDir("lab", runName, 0, 0), pod,
-                                                "benchmark");
+        logDir_ / logs::LogLayout::containerLog(unitDir(runName), pod, "benchmark");
     std::filesystem::create_directories(file.parent_path());
     std::ofstream out(file);
     for (const std::string& line : lines) out << "2026-11-22T10:00:00.000000001Z " << line << "\n";
@@ -114,7 +117,7 @@ TEST_F(ReconcilerTest, PodRunSucceedsOnceItsLogsAreKept) {
   EXPECT_EQ(accepted["metadata"]["finalizers"], json::array({"hetbench.io/cleanup"}));
   const std::string pod = podOf("ok");
   ASSERT_FALSE(pod.empty());
-  EXPECT_TRUE(std::filesystem::exists(logDir_ / "lab/ok/0-0/manifest.json"));
+  EXPECT_TRUE(std::filesystem::exists(logDir_ / logs::LogLayout::manifestFile(unitDir("ok"))));
   EXPECT_EQ(trial("ok")["expectedPods"], 1);
 
   podPhase(pod, "Succeeded");
@@ -123,7 +126,7 @@ TEST_F(ReconcilerTest, PodRunSucceedsOnceItsLogsAreKept) {
   EXPECT_EQ(phase("ok"), "Running");  // its metrics are not read yet
   reconcile("ok");
   EXPECT_EQ(objects(kPods, "ok").size(), 1u) << "deleted before its logs were complete";
-  EXPECT_EQ(logs_.unitDirOf(pod), "lab/ok/0-0");
+  EXPECT_EQ(logs_.unitDirOf(pod), unitDir("ok"));
 
   writeLog("ok", pod, {"done"});
   reconcile("ok");
@@ -433,6 +436,38 @@ TEST_F(ReconcilerTest, MetricBeyondTheSummaryBudgetIsStillJudged) {
   EXPECT_EQ(status["results"][0]["metrics"]["zz_speed"]["mean"], 99.9999);
   EXPECT_GT(status["trials"][0]["metrics"]["omitted"].get<int>(), 0);
   EXPECT_EQ(phase("wide"), "Succeeded");
+}
+
+// Verifies defect 5 of issue 19: a run deleted and applied again under its name (kubectl
+// delete, then apply) is measured from its own logs only, as each run keeps its logs below its
+// uid.
+TEST_F(ReconcilerTest, ReappliedRunIsMeasuredFromItsOwnLogsOnly) {
+  const json spec =
+      RunBuilder("again").metrics({{{"name", "speed"}, {"pattern", "speed = ([0-9.]+)"}}}).obj();
+  std::string pod = startOne(spec);
+  const std::string firstDir = unitDir("again");
+  podPhase(pod, "Succeeded");
+  writeLog("again", pod, {"speed = 100"});
+  reconcile("again");
+  reconcile("again");
+  ASSERT_EQ(phase("again"), "Succeeded");
+  {
+    std::shared_ptr<kube::testing::FakeStore> store = client_.store();
+    std::lock_guard lock(store->mu);
+    store->objects[kBenchmarkRuns.group + "/" + kBenchmarkRuns.resource].erase("lab/again");
+  }
+
+  pod = startOne(spec);
+  ASSERT_NE(unitDir("again"), firstDir);
+  podPhase(pod, "Succeeded");
+  writeLog("again", pod, {"speed = 7"});
+  reconcile("again");
+  reconcile("again");
+  const json status = run("again")["status"];
+  ASSERT_EQ(status["results"].size(), 1u) << status.dump(2);
+  EXPECT_EQ(status["results"][0]["metrics"]["speed"]["mean"], 7) << status.dump(2);
+  EXPECT_EQ(status["results"][0]["metrics"]["speed"]["n"], 1) << status.dump(2);
+  EXPECT_TRUE(std::filesystem::exists(logDir_ / firstDir)) << "the first run's logs are kept";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "fake_client.h"
 
+#include <cstdio>
 #include <sstream>
 #include <utility>
 
@@ -178,7 +179,11 @@ common::Result<json> FakeKubeClient::create(const GroupVersionResource& gvr, con
     return common::alreadyExistsError(gvr.resource + " \"" + name + "\" already exists");
   }
   if (gvr.namespaced) metadata["namespace"] = ns;
-  metadata["uid"] = "fake-uid-" + std::to_string(++store_->generated);
+  // Shaped as the API server's (RFC 4122 text), numbered so that tests can tell them apart.
+  char uid[37];
+  std::snprintf(uid, sizeof(uid), "00000000-0000-4000-8000-%012llu",
+                static_cast<unsigned long long>(++store_->generated));
+  metadata["uid"] = uid;
   metadata["resourceVersion"] = std::to_string(++store_->resourceVersion);
   objects[key] = stored;
   return stored;

@@ -548,7 +548,7 @@ def check_operator(work, kubesim, operator):
                           f"{operator_log.read_text()}")
 
         problems = []
-        manifests = list(log_dir.glob(f"bench/{name}/*/manifest.json"))
+        manifests = list(log_dir.glob(f"bench/{name}/*/*/manifest.json"))
         logs = [p for p in log_dir.glob(f"bench/{name}/**/*.log") if ":::HETBENCH" in p.read_text()]
         if not manifests or not logs:
             problems.append(f"the log volume lacks the unit's manifest or log: "

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "hetbench/common/time.h"
@@ -128,24 +129,60 @@ std::vector<std::string> selectLogFiles(const std::vector<std::string>& files,
   return out;
 }
 
+common::Result<std::string> chooseRun(const std::vector<std::string>& files,
+                                      const std::string& uid) {
+  std::map<std::string, bool> deleted;  // by uid
+  for (const std::string& file : files) {
+    const auto generation = logs::LogLayout::generationOf(file);
+    if (generation)
+      deleted[generation->first] |= file == logs::LogLayout::deletedMarker(generation->first);
+  }
+  if (!uid.empty()) {
+    if (deleted.contains(uid)) return uid;
+  } else {
+    std::vector<std::string> live;
+    for (const auto& [id, gone] : deleted)
+      if (!gone) live.push_back(id);
+    if (live.size() == 1) return live.front();
+    if (deleted.size() == 1) return deleted.begin()->first;
+  }
+  std::string known;
+  for (const auto& [id, gone] : deleted)
+    known += (known.empty() ? "" : ", ") + id + (gone ? " (deleted)" : "");
+  if (deleted.empty()) return common::notFoundError("no logs of any run of that name");
+  return common::notFoundError(
+      (uid.empty() ? "logs of " + std::to_string(deleted.size()) + " runs of that name"
+                   : "no logs of uid " + uid) +
+      ": " + known + "; pick one with --uid");
+}
+
 common::Status printLogs(LogSource& source, const std::string& ns, const std::string& run,
                          const LogSelection& selection, std::ostream& out) {
   HETBENCH_ASSIGN_OR_RETURN(std::vector<std::string> files, source.list(ns, run));
-  const std::vector<std::string> selected = selectLogFiles(files, selection);
+  common::Result<std::string> uid = chooseRun(files, selection.uid);
+  if (!uid.isOk()) return common::notFoundError(ns + "/" + run + ": " + uid.status().message());
+  std::vector<std::string> ofRun;
+  for (const std::string& file : files) {
+    const auto generation = logs::LogLayout::generationOf(file);
+    if (generation && generation->first == uid.value()) ofRun.push_back(generation->second);
+  }
+  const std::vector<std::string> selected = selectLogFiles(ofRun, selection);
   if (selected.empty())
     return common::notFoundError("no container logs of " + ns + "/" + run + " match");
   for (const std::string& file : selected) {
     out << "==> " << file << " <==\n";
     std::string partial;
-    HETBENCH_RETURN_IF_ERROR(source.read(ns, run, file, [&](std::string_view data) {
-      partial.append(data);
-      std::size_t start = 0;
-      for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1) {
-        const std::string_view line = std::string_view(partial).substr(start, nl - start);
-        out << (selection.timestamps ? line : withoutTimestamp(line)) << '\n';
-      }
-      partial.erase(0, start);
-    }));
+    HETBENCH_RETURN_IF_ERROR(
+        source.read(ns, run, uid.value() + "/" + file, [&](std::string_view data) {
+          partial.append(data);
+          std::size_t start = 0;
+          for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos;
+               start = nl + 1) {
+            const std::string_view line = std::string_view(partial).substr(start, nl - start);
+            out << (selection.timestamps ? line : withoutTimestamp(line)) << '\n';
+          }
+          partial.erase(0, start);
+        }));
     if (!partial.empty())
       out << (selection.timestamps ? partial : withoutTimestamp(partial)) << '\n';
   }

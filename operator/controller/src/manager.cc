@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hetbench/benchmark/constants.h"
+#include "hetbench/benchmark/run.h"
 
 namespace hetbench::controller {
 namespace {
@@ -260,6 +261,7 @@ void Manager::start() {
 void Manager::housekeeping() {
   std::unique_lock lock(mu_);
   common::MonoTime nextDiscovery = clock_.monotonic() + options_.discoveryInterval;
+  common::MonoTime nextSweep = clock_.monotonic();
   while (!stopping_) {
     cv_.wait_for(lock, std::chrono::milliseconds(100));
     if (stopping_) break;
@@ -298,7 +300,24 @@ void Manager::housekeeping() {
       lock.lock();
       // A schedule informer started after the workers delivers its objects through its handlers.
     }
+    if (options_.janitor != nullptr && workersStarted_ && clock_.monotonic() >= nextSweep) {
+      nextSweep = clock_.monotonic() + options_.logSweepInterval;
+      lock.unlock();
+      options_.janitor->sweep(clock_.now(), [this] { return liveRuns(); });
+      lock.lock();
+    }
   }
+}
+
+std::vector<logs::LiveRun> Manager::liveRuns() const {
+  std::vector<logs::LiveRun> out;
+  for (const auto& informer : cache_->runInformers) {
+    for (const json& object : informer->list()) {
+      const benchmark::Run run = benchmark::readRun(object);
+      out.push_back({run.ref.ns, run.ref.name, run.ref.uid, run.status.completionTime});
+    }
+  }
+  return out;
 }
 
 void Manager::work(kube::WorkQueue& queue, std::string_view controller,

@@ -83,6 +83,8 @@ class Pass : public EventBuffer {
   void awaitLogs(const UnitRecord& unit);
   /// Whether units are measured: only with log collection into a log directory.
   bool measuring() const { return logs_ != nullptr && !options_.logDir.empty(); }
+  /// A unit's log directory: the one it recorded when it started, or else the layout's under
+  /// this run's uid.
   std::string logDirOf(const UnitRecord& unit) const;
   /// Reads a succeeded unit's metrics from its kept logs; a malformed metrics line or a
   /// required metric the logs lack fails the unit. Logs that are `incomplete` ("" when whole)

@@ -64,7 +64,9 @@ std::string unitLabel(const UnitRecord& unit) {
 }
 
 std::string Pass::logDirOf(const UnitRecord& unit) const {
-  return logs::LogLayout::unitDir(run_.ref.ns, run_.ref.name, unit.trial, unit.repetition);
+  if (!unit.logDir.empty()) return unit.logDir;
+  return logs::LogLayout::unitDir(run_.ref.ns, run_.ref.name, run_.ref.uid, unit.trial,
+                                  unit.repetition);
 }
 
 const json* Pass::workloadOf(const UnitRecord& unit) const {

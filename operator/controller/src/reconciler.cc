@@ -307,7 +307,7 @@ logs::PodLogs Pass::collectLogs(const UnitRecord& unit) {
   logs::PodLogs all{true, ""};
   if (logs_ == nullptr) return all;
   for (const json& pod : podsOf(unit)) {
-    logs_->track(pod, unit.logDir.empty() ? logDirOf(unit) : unit.logDir);
+    logs_->track(pod, logDirOf(unit));
     const logs::PodLogs one = logs_->logsOf(pod);
     all.ended = all.ended && one.ended;
     if (all.incomplete.empty()) all.incomplete = one.incomplete;

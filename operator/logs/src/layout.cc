@@ -10,6 +10,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kLogSuffix = ".log";
+constexpr std::string_view kUidShape = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
 
 }  // namespace
 
@@ -17,9 +18,38 @@ std::string LogLayout::runDir(std::string_view ns, std::string_view run) {
   return std::string(ns) + "/" + std::string(run) + "/";
 }
 
-std::string LogLayout::unitDir(std::string_view ns, std::string_view run, std::int64_t trial,
-                               std::int64_t repetition) {
-  return runDir(ns, run) + std::to_string(trial) + "-" + std::to_string(repetition);
+std::string LogLayout::generationDir(std::string_view ns, std::string_view run,
+                                     std::string_view uid) {
+  return runDir(ns, run) + std::string(uid) + "/";
+}
+
+std::string LogLayout::unitDir(std::string_view ns, std::string_view run, std::string_view uid,
+                               std::int64_t trial, std::int64_t repetition) {
+  return generationDir(ns, run, uid) + std::to_string(trial) + "-" + std::to_string(repetition);
+}
+
+std::string LogLayout::deletedMarker(std::string_view generationDir) {
+  std::string out(generationDir);
+  if (out.empty() || out.back() != '/') out += '/';
+  return out + "deleted";
+}
+
+bool LogLayout::isUid(std::string_view name) {
+  if (name.size() != kUidShape.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (kUidShape[i] == '-' ? c != '-' : !hex) return false;
+  }
+  return true;
+}
+
+std::optional<std::pair<std::string, std::string>> LogLayout::generationOf(
+    std::string_view pathInRunDir) {
+  const std::size_t slash = pathInRunDir.find('/');
+  if (slash == std::string_view::npos || !isUid(pathInRunDir.substr(0, slash))) return std::nullopt;
+  return std::make_pair(std::string(pathInRunDir.substr(0, slash)),
+                        std::string(pathInRunDir.substr(slash + 1)));
 }
 
 std::string LogLayout::manifestFile(std::string_view unitDir) {

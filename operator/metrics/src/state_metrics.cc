@@ -107,6 +107,31 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
                          "Container log streams ended because their file could not be written.",
                          MetricType::Counter, static_cast<double>(sources_.logWriteFailures())));
   }
+  if (sources_.logDirBytes) {
+    out.push_back(single("hetbench_log_dir_bytes",
+                         "Bytes of the files under the log directory, as of the last sweep.",
+                         MetricType::Gauge, static_cast<double>(sources_.logDirBytes())));
+  }
+  if (sources_.logDirFreeBytes) {
+    out.push_back(single("hetbench_log_dir_free_bytes",
+                         "Bytes free on the log directory's file system, as of the last sweep.",
+                         MetricType::Gauge, static_cast<double>(sources_.logDirFreeBytes())));
+  }
+  if (sources_.logDirMaxBytes) {
+    out.push_back(single("hetbench_log_dir_max_bytes",
+                         "The bound on the log directory's bytes (--log-dir-max-bytes; 0: none).",
+                         MetricType::Gauge, static_cast<double>(sources_.logDirMaxBytes())));
+  }
+  if (sources_.logPrunedRuns) {
+    MetricFamily pruned = family("hetbench_log_pruned_runs_total",
+                                 "Runs whose kept logs were deleted, by reason (retention, size).",
+                                 MetricType::Counter);
+    std::map<std::string, std::uint64_t> byReason = sources_.logPrunedRuns();
+    for (const char* reason : {"retention", "size"}) byReason.try_emplace(reason, 0);
+    for (const auto& [reason, n] : byReason)
+      pruned.metric.push_back(detail::sample(static_cast<double>(n), {{"reason", reason}}));
+    out.push_back(std::move(pruned));
+  }
   addProcessFamilies(out);
   return out;
 }

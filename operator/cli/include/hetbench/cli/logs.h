@@ -18,7 +18,8 @@ namespace hetbench::cli {
 class LogSource {
  public:
   virtual ~LogSource() = default;
-  /// The run's files, relative to its directory ("0-1/POD/CONTAINER.log").
+  /// The files of every run of that name, relative to the name's directory
+  /// ("UID/0-1/POD/CONTAINER.log").
   virtual common::Result<std::vector<std::string>> list(const std::string& ns,
                                                         const std::string& run) = 0;
   /// Passes one file's content to `out` in pieces.
@@ -37,15 +38,22 @@ struct LogSelection {
   std::optional<std::int64_t> trial;
   std::optional<std::int64_t> repetition;
   bool timestamps = false;  // keep the kubelet's timestamp in front of each line
+  std::string uid;          // which run of the name; "" for the one that exists
 };
 
-/// The container logs among `files` that `selection` picks, in order (trial, repetition, pod,
-/// container); manifests are left out.
+/// Which run of a name to show, from the files of every run of it (LogSource::list): the one
+/// of `uid` when given; else the only one whose run has not been seen deleted, or the only one
+/// at all. NotFound with the uids (and whether each run is deleted) when that is not one.
+common::Result<std::string> chooseRun(const std::vector<std::string>& files,
+                                      const std::string& uid);
+
+/// The container logs among one run's `files` (relative to its directory, "0-1/POD/C.log") that
+/// `selection` picks, in order (trial, repetition, pod, container); manifests are left out.
 std::vector<std::string> selectLogFiles(const std::vector<std::string>& files,
                                         const LogSelection& selection);
 
-/// Prints each selected log behind a `==> 0-1/POD/CONTAINER.log <==` header; NotFound when the
-/// run has no logs or the selection picks none.
+/// Prints each selected log of the run `chooseRun` picks behind a `==> 0-1/POD/CONTAINER.log
+/// <==` header; NotFound when the name has no logs, no run fits, or the selection picks none.
 common::Status printLogs(LogSource& source, const std::string& ns, const std::string& run,
                          const LogSelection& selection, std::ostream& out);
 

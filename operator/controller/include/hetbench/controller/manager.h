@@ -21,6 +21,7 @@
 #include "hetbench/kube/informer.h"
 #include "hetbench/kube/leader_election.h"
 #include "hetbench/kube/workqueue.h"
+#include "hetbench/logs/janitor.h"
 #include "hetbench/metrics/controller_metrics.h"
 
 namespace hetbench::controller {
@@ -32,6 +33,10 @@ struct ManagerOptions {
   kube::LeaderElectionConfig leaderElection;
   ReconcilerOptions reconciler;
   logs::LogTracker* logs = nullptr;  // log collection; none when null
+  /// Keeps the log directory within its retention and size; swept every `logSweepInterval`
+  /// while the workers run (with leader election: by the leader only). None when null.
+  logs::LogJanitor* janitor = nullptr;
+  std::chrono::nanoseconds logSweepInterval{std::chrono::minutes(1)};
   std::chrono::nanoseconds resync{std::chrono::minutes(10)};
   /// Told of every change of a watched BenchmarkRun, on the informer's thread, besides the
   /// controller (the benchmark metrics follow the runs' status through them).
@@ -86,6 +91,8 @@ class Manager {
   std::unique_ptr<kube::Informer> makeInformer(const kube::GroupVersionResource& gvr,
                                                const std::string& ns, Watched watched);
   void startDiscoveredInformers();
+  /// The watched runs as the log janitor needs them.
+  std::vector<logs::LiveRun> liveRuns() const;
 
   kube::KubeClient& client_;
   const common::Clock& clock_;

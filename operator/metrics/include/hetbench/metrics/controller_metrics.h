@@ -68,8 +68,9 @@ class ControllerMetrics {
 };
 
 /// Series read at scrape time from the state they describe: watch restarts by resource, log
-/// streams and bytes, and the process' own series as Prometheus' client libraries name them
-/// (process_resident_memory_bytes, ...). Thread-safe as far as its sources are.
+/// streams and bytes, the log directory's use and pruning, and the process' own series as
+/// Prometheus' client libraries name them (process_resident_memory_bytes, ...). Thread-safe as far
+/// as its sources are.
 class StateMetrics final : public prometheus::Collectable {
  public:
   struct Sources {
@@ -77,6 +78,10 @@ class StateMetrics final : public prometheus::Collectable {
     std::function<std::size_t()> logStreams;
     std::function<std::uint64_t()> logBytes;
     std::function<std::uint64_t()> logWriteFailures;
+    std::function<std::uint64_t()> logDirBytes;
+    std::function<std::uint64_t()> logDirFreeBytes;
+    std::function<std::uint64_t()> logDirMaxBytes;                        // 0: no bound
+    std::function<std::map<std::string, std::uint64_t>()> logPrunedRuns;  // by reason
   };
   explicit StateMetrics(Sources sources) : sources_(std::move(sources)) {}
 
