@@ -292,6 +292,9 @@ int main(int argc, char** argv) {
   hetbench::logs::CollectorOptions collectorOptions;
   collectorOptions.dir = f.logDir;
   collectorOptions.maxBytesPerContainer = static_cast<std::uint64_t>(f.logMaxBytes);
+  // The fence of the log files: the manager, made below and started before the first stream.
+  const controller::Manager* fence = nullptr;
+  collectorOptions.mayWrite = [&fence] { return fence->mayWrite(); };
   hetbench::logs::LogCollector collector(*client.value(), collectorOptions);
   hetbench::logs::LogJanitor janitor(
       f.logDir, {f.logRetention, static_cast<std::uint64_t>(f.logDirMaxBytes)}, f.namespaces);
@@ -300,6 +303,7 @@ int main(int argc, char** argv) {
       managerOptions(f, config.value(), collector, janitor, random);
   auto benchmarks = benchmarkSeries(metrics, options);
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
+  fence = &manager;
   metrics::StateMetrics::Sources state;
   state.watchRestarts = [&manager] { return manager.watchRestarts(); };
   state.logStreams = [&collector] { return collector.activeStreams(); };

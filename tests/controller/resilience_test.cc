@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 
 #include "operator_fixture.h"
@@ -133,6 +134,57 @@ TEST_F(OperatorTest, LeaderElectionFailsOverToTheOtherReplica) {
     ASSERT_EQ(created.size(), 1u) << run;
     EXPECT_EQ(created.begin()->second, 1) << created.begin()->first;
   }
+}
+
+// The lines of the one container log kept under a run's log directory, without timestamps.
+std::vector<std::string> keptLines(const std::filesystem::path& runDir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(runDir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() != ".log") continue;
+    std::ifstream in(it->path());
+    for (std::string line; std::getline(in, line);) out.push_back(line.substr(line.find(' ') + 1));
+  }
+  return out;
+}
+
+// Verifies issue 19's defect 10: a leader frozen past its lease (SIGSTOP, as a paused VM or a
+// long stall would) and thawed once the other replica leads writes nothing more to the log
+// volume both share, though its log stream had more lines waiting: the log the new leader
+// finishes holds every line once, in order. The thawed replica exits, as it lost its lease.
+TEST_F(OperatorTest, FrozenLeaderWritesNothingOnceItsLeaseHasPassed) {
+  std::vector<OperatorProcess*> replicas = {&startOperator(kLeaderElection),
+                                            &startOperator(kLeaderElection)};
+  ASSERT_TRUE(eventually([&] { return !holder(lease()).empty(); }));
+  const auto leading = [](OperatorProcess* p) { return p->logContains("leading: starting"); };
+  ASSERT_TRUE(
+      eventually([&] { return std::count_if(replicas.begin(), replicas.end(), leading) == 1; }));
+  OperatorProcess* leader = leading(replicas[0]) ? replicas[0] : replicas[1];
+  OperatorProcess* follower = leader == replicas[0] ? replicas[1] : replicas[0];
+  const std::string firstHolder = holder(lease());
+
+  constexpr int kLines = 240;  // 12 s at 20 lines a second
+  const json run =
+      createRun("paced", scriptSpec("i=1; while [ $i -le " + std::to_string(kLines) +
+                                    " ]; do echo line $i; i=$((i+1)); sleep 0.05; done"));
+  const std::filesystem::path runDir =
+      logDir_ / "default/paced" / run["metadata"]["uid"].get<std::string>();
+  ASSERT_TRUE(eventually([&] { return keptLines(runDir).size() >= 10; }));
+  leader->pause();
+  ASSERT_TRUE(eventually([&] { return holder(lease()) != firstHolder && leading(follower); }))
+      << lease().dump(2);
+  const std::size_t byTheFirst = keptLines(runDir).size();
+  ASSERT_TRUE(eventually([&] { return keptLines(runDir).size() >= byTheFirst + 20; }))
+      << "the new leader does not follow the log";
+  leader->resume();
+  EXPECT_TRUE(leader->waitUntil(std::chrono::steady_clock::now() + 15s).has_value())
+      << "the thawed replica goes on as if it led";
+
+  waitForPhase("paced", "Succeeded");
+  std::vector<std::string> want;
+  for (int i = 1; i <= kLines; ++i) want.push_back("line " + std::to_string(i));
+  EXPECT_EQ(keptLines(runDir), want);
 }
 
 // Verifies SIGTERM: the operator exits 0 promptly and releases the Lease it held.

@@ -98,6 +98,7 @@ class ChildProcess {
     if (pid_ < 0) ADD_FAILURE() << "fork: " << std::strerror(forkErrno);
   }
   virtual ~ChildProcess() {
+    resume();  // a paused process would not see SIGTERM
     if (pid_ > 0 && !status_ && !terminate(std::chrono::seconds(5))) kill();
     if (::testing::Test::HasFailure()) {
       std::cerr << "---- " << program_ << " log " << log_.string() << " ----\n"
@@ -130,6 +131,13 @@ class ChildProcess {
     status_ = status;
   }
   bool running() { return pid_ > 0 && !poll(); }
+  /// SIGSTOP and SIGCONT: the process frozen and thawed, as a paused VM or a long stall would.
+  void pause() {
+    if (pid_ > 0 && !poll()) ::kill(pid_, SIGSTOP);
+  }
+  void resume() {
+    if (pid_ > 0 && !poll()) ::kill(pid_, SIGCONT);
+  }
 
   std::string output() const {
     std::ifstream in(log_, std::ios::binary);

@@ -327,6 +327,11 @@ void Manager::work(kube::WorkQueue& queue, std::string_view controller,
       queue.done(*key);
       continue;
     }
+    if (!mayWrite()) {  // the lease may have passed to another replica: not this one's to do
+      queue.addRateLimited(*key);
+      queue.done(*key);
+      continue;
+    }
     const std::size_t slash = key->find('/');
     const std::string ns = key->substr(0, slash);
     const std::string name = slash == std::string::npos ? *key : key->substr(slash + 1);
@@ -350,6 +355,10 @@ void Manager::work(kube::WorkQueue& queue, std::string_view controller,
 }
 
 bool Manager::ready() const { return cache_->synced(); }
+
+bool Manager::mayWrite() const {
+  return !options_.leaderElect || (elector_ != nullptr && elector_->isLeader());
+}
 
 std::map<std::string, std::uint64_t> Manager::watchRestarts() const {
   std::map<std::string, std::uint64_t> out;

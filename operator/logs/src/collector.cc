@@ -75,6 +75,7 @@ struct LogCollector::Stream {
   std::string unitDir;
   std::filesystem::path file;
   std::atomic<bool> done{false};
+  std::atomic<bool> fenced{false};  // ended by the fence: followed again by the next track()
   std::string problem;     // why the log is incomplete (guarded by mu); "" while it is whole
   bool abandoned = false;  // guarded by mu
   std::shared_ptr<kube::StreamCanceller> canceller = std::make_shared<kube::StreamCanceller>();
@@ -136,7 +137,11 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
   if (stopping_) return;
   for (const auto& [container, terminated] : startedContainers(pod)) {
     const std::string key = streamKey(pod, container);
-    if (streams_.contains(key)) continue;
+    if (auto it = streams_.find(key); it != streams_.end()) {
+      if (!it->second->done || !it->second->fenced) continue;
+      it->second->thread.join();  // it has returned, or is returning
+      streams_.erase(it);
+    }
     auto stream = std::make_unique<Stream>();
     stream->ns = stringMember(meta, "namespace");
     stream->pod = stringMember(meta, "name");
@@ -363,6 +368,17 @@ void LogCollector::follow(Stream& stream) {
     fail("cannot write " + stream.file.string() + ": " + std::strerror(errno));
     return false;
   };
+  // Checked before each write: a fenced stream stops with nothing buffered, as every piece is
+  // flushed before the next check.
+  bool fenced = false;
+  const auto mayWrite = [&] {
+    if (!fenced && options_.mayWrite && !options_.mayWrite()) {
+      spdlog::warn("log {}: this replica may no longer lead; it stops writing",
+                   stream.file.string());
+      fenced = true;
+    }
+    return !fenced;
+  };
   std::chrono::milliseconds backoff = options_.retryInitial;
   bool failed = !out;
   if (failed) fail("cannot open " + stream.file.string() + ": " + std::strerror(errno));
@@ -377,11 +393,12 @@ void LogCollector::follow(Stream& stream) {
     LineSplitter splitter(options_.maxLineBytes);
     const common::Status status =
         client_.streamLogs(stream.ns, stream.pod, options, [&](std::string_view data) {
+          if (!mayWrite()) return false;
           splitter.feed(data, keep);
           failed = !written();
           return !failed;
         });
-    if (failed) break;
+    if (failed || !mayWrite()) break;
     splitter.finish(keep);
     if (!written()) break;
     if (stream.canceller->cancelled()) break;
@@ -398,11 +415,12 @@ void LogCollector::follow(Stream& stream) {
   }
   {
     std::lock_guard lock(stream.mu);
-    if (stream.abandoned && out) {
+    if (stream.abandoned && out && mayWrite()) {
       out << incompleteMarker(stream.problem) << '\n';
       out.flush();
     }
   }
+  stream.fenced = fenced;
   stream.done = true;
 }
 

@@ -71,6 +71,11 @@ class Manager {
   bool healthy() const { return !lostLease_.load(); }
   /// Blocks until stop() or a lost lease.
   void wait();
+  /// Whether this replica may write now: without leader election always; with it only while
+  /// its lease is certainly held (kube::LeaderElector::isLeader), so that a replica that lost
+  /// it, or resumes from a pause past it, writes nothing the next leader also writes. The log
+  /// collector's fence; a run worker that finds it false puts its key back.
+  bool mayWrite() const;
 
   /// How often each resource's watches were re-established, over the watched namespaces.
   std::map<std::string, std::uint64_t> watchRestarts() const;

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,6 +52,10 @@ struct CollectorOptions {
   std::chrono::milliseconds retryInitial{500};
   std::chrono::milliseconds retryMax{std::chrono::seconds(30)};
   std::size_t maxLineBytes = kMaxLineBytes;
+  /// The writers' fence: a stream writes only while this says yes (the leader's lease is
+  /// certainly held) and ends at the first no, neither ended nor incomplete, leaving the file
+  /// to the replica that leads next. None: always yes.
+  std::function<bool()> mayWrite = nullptr;
 };
 
 /// Streams container logs to files, one thread per container stream. Each line is kept as the
@@ -59,7 +64,9 @@ struct CollectorOptions {
 /// the lines already written: those older than the last timestamp, and as many lines with that
 /// timestamp as the file holds. A file that reaches the cap gets one marker line and no more; a
 /// line longer than maxLineBytes is cut (lines.h). A write that fails ends the stream, and the
-/// pod's logs count as incomplete.
+/// pod's logs count as incomplete. Every write is checked against the fence (`mayWrite`) first,
+/// so that a replica that lost its lease, or resumes from a pause, never appends to a file the
+/// next leader follows.
 class LogCollector final : public LogTracker {
  public:
   LogCollector(kube::KubeClient& client, CollectorOptions options);
