@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +45,64 @@ bool eventually(const std::function<bool()>& condition) {
 common::WallTime realNow() {
   return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
 }
+
+/// The operator's client, but the first `throws` creations of a BenchmarkRun throw, as a
+/// bad_alloc or a bug deep in a reconcile would.
+class ThrowingClient final : public kube::KubeClient {
+ public:
+  ThrowingClient(kube::KubeClient& inner, int throws) : inner_(inner), throws_(throws) {}
+
+  common::Result<json> get(const kube::GroupVersionResource& gvr, const std::string& ns,
+                           const std::string& name) override {
+    return inner_.get(gvr, ns, name);
+  }
+  common::Result<kube::ListResult> list(const kube::GroupVersionResource& gvr,
+                                        const std::string& ns,
+                                        const kube::ListOptions& options) override {
+    return inner_.list(gvr, ns, options);
+  }
+  common::Result<json> create(const kube::GroupVersionResource& gvr, const std::string& ns,
+                              const json& object) override {
+    if (gvr.resource == kBenchmarkRuns.resource && throws_.fetch_sub(1) > 0)
+      throw std::runtime_error("thrown by the test");
+    return inner_.create(gvr, ns, object);
+  }
+  common::Result<json> update(const kube::GroupVersionResource& gvr, const std::string& ns,
+                              const json& object) override {
+    return inner_.update(gvr, ns, object);
+  }
+  common::Result<json> updateStatus(const kube::GroupVersionResource& gvr, const std::string& ns,
+                                    const json& object) override {
+    return inner_.updateStatus(gvr, ns, object);
+  }
+  common::Result<json> patch(const kube::GroupVersionResource& gvr, const std::string& ns,
+                             const std::string& name, kube::PatchType type, const json& patch,
+                             bool statusSubresource) override {
+    return inner_.patch(gvr, ns, name, type, patch, statusSubresource);
+  }
+  common::Status remove(const kube::GroupVersionResource& gvr, const std::string& ns,
+                        const std::string& name, const kube::DeleteOptions& options) override {
+    return inner_.remove(gvr, ns, name, options);
+  }
+  common::Result<std::unique_ptr<kube::WatchStream>> watch(
+      const kube::GroupVersionResource& gvr, const std::string& ns,
+      const kube::WatchOptions& options) override {
+    return inner_.watch(gvr, ns, options);
+  }
+  common::Status streamLogs(const std::string& ns, const std::string& pod,
+                            const kube::LogOptions& options,
+                            const std::function<bool(std::string_view)>& onData) override {
+    return inner_.streamLogs(ns, pod, options, onData);
+  }
+  common::Result<kube::GroupVersionResource> resourceFor(const std::string& apiVersion,
+                                                         const std::string& kind) override {
+    return inner_.resourceFor(apiVersion, kind);
+  }
+
+ private:
+  kube::KubeClient& inner_;
+  std::atomic<int> throws_;
+};
 
 class ScheduleControllerTest : public ::testing::Test {
  protected:
@@ -82,14 +142,15 @@ class ScheduleControllerTest : public ::testing::Test {
     ticker_.join();
   }
 
-  void startManager() {
-    collector_ = std::make_unique<logs::LogCollector>(
-        *operatorClient_, logs::CollectorOptions{dir_.path() + "/logs"});
+  /// Starts the Manager on the operator's client, or on `client` when given.
+  void startManager(kube::KubeClient* client = nullptr) {
+    kube::KubeClient& used = client != nullptr ? *client : *operatorClient_;
+    collector_ =
+        std::make_unique<logs::LogCollector>(used, logs::CollectorOptions{dir_.path() + "/logs"});
     ManagerOptions options;
     options.reconciler.logDir = dir_.path() + "/logs";
     options.logs = collector_.get();
-    manager_ =
-        std::make_unique<Manager>(*operatorClient_, clock_, random_, *events_, metrics_, options);
+    manager_ = std::make_unique<Manager>(used, clock_, random_, *events_, metrics_, options);
     manager_->start();
     ASSERT_TRUE(eventually([&] { return manager_->ready(); }));
   }
@@ -101,15 +162,21 @@ class ScheduleControllerTest : public ::testing::Test {
     collector_.reset();
   }
 
-  /// How many schedule reconciles the Manager has finished, by any result.
-  double scheduleReconciles() {
+  /// How many schedule reconciles the Manager has finished with `result` ("": any).
+  double scheduleReconciles(const std::string& result = "") {
     double total = 0;
     for (const auto& family : metrics_.registry()->Collect()) {
       if (family.name != "controller_runtime_reconcile_total") continue;
-      for (const auto& m : family.metric)
-        for (const auto& label : m.label)
-          if (label.name == "controller" && label.value == metrics::kScheduleController)
-            total += m.counter.value;
+      for (const auto& m : family.metric) {
+        bool schedule = false;
+        bool matches = result.empty();
+        for (const auto& label : m.label) {
+          schedule = schedule ||
+                     (label.name == "controller" && label.value == metrics::kScheduleController);
+          matches = matches || (label.name == "result" && label.value == result);
+        }
+        if (schedule && matches) total += m.counter.value;
+      }
     }
     return total;
   }
@@ -265,6 +332,21 @@ TEST_F(ScheduleControllerTest, RunsAppearOnScheduleAndHistoryIsPruned) {
   EXPECT_EQ(status["recentVerdicts"][3]["run"], schedule::runName("hourly", slot(1)));
   EXPECT_EQ(status["recentVerdicts"][3]["phase"], "Succeeded");
   EXPECT_TRUE(waitForEvent("hourly", "SuccessfulDelete"));
+}
+
+// Verifies the exception barrier of issue 19 (defect 7): a reconcile that throws is counted as
+// an error and retried with backoff, as controller-runtime recovers a panicking reconciler; the
+// process and its other work go on, and the slot's run is created once the throwing stops.
+TEST_F(ScheduleControllerTest, ThrowingReconcileIsAnErrorAndIsRetried) {
+  ThrowingClient throwing(*operatorClient_, 2);
+  startManager(&throwing);
+  createSchedule("thrown", {{"runTemplate", runTemplate("echo ok")}});
+  const std::string name = schedule::runName("thrown", slot(1));
+  advanceTo(slot(1) + 1s);
+  ASSERT_TRUE(waitForPhase(name, "Succeeded")) << getRun(name).dump(2);
+  EXPECT_EQ(scheduleReconciles("error"), 2);
+  EXPECT_TRUE(manager_->healthy());
+  EXPECT_EQ(runNames(), std::set<std::string>{name});
 }
 
 // Verifies Forbid: a slot that comes while the schedule's run is still going creates nothing and
