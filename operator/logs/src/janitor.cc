@@ -134,6 +134,7 @@ void LogJanitor::sweep(common::WallTime now, const std::function<std::vector<Liv
 
   std::uint64_t freed = 0;
   for (const Prune& p : planPruning(kept, now, policy_)) {
+    if (p.run >= found.size()) continue;  // files of no run are never the policy's to delete
     const Found& f = found[p.run];
     std::error_code ec;
     fs::remove_all(f.dir, ec);
