@@ -373,7 +373,7 @@ void LogCollector::follow(Stream& stream) {
   bool fenced = false;
   const auto mayWrite = [&] {
     if (!fenced && options_.mayWrite && !options_.mayWrite()) {
-      spdlog::warn("log {}: this replica may no longer lead; it stops writing",
+      spdlog::warn("log writes fenced: this replica may no longer lead file={}",
                    stream.file.string());
       fenced = true;
     }

@@ -127,7 +127,7 @@ void LogJanitor::sweep(common::WallTime now, const std::function<std::vector<Liv
       if (!k.since) {
         k.since = now;
         if (!writeMarker(marker, now))
-          spdlog::warn("log janitor: cannot write {}", marker.string());
+          spdlog::warn("log janitor cannot mark a run gone file={}", marker.string());
       }
     }
   }
@@ -139,15 +139,14 @@ void LogJanitor::sweep(common::WallTime now, const std::function<std::vector<Liv
     std::error_code ec;
     fs::remove_all(f.dir, ec);
     if (ec) {
-      spdlog::warn("log janitor: cannot delete {}: {}", f.dir.string(), ec.message());
+      spdlog::warn("log janitor cannot delete dir={} error={}", f.dir.string(), ec.message());
       continue;
     }
     fs::remove(f.dir.parent_path(), ec);  // the run name's directory, once empty
     fs::remove(f.dir.parent_path().parent_path(), ec);
     freed += kept[p.run].bytes;
-    spdlog::info("log janitor: deleted the logs of {}/{} (uid {}, {} bytes): {}", f.ns, f.name,
-                 f.uid, kept[p.run].bytes,
-                 p.reason == PruneReason::kRetention ? "its run is gone" : "over the size bound");
+    spdlog::info("log janitor deleted a run's logs run={}/{} uid={} bytes={} reason={}", f.ns,
+                 f.name, f.uid, kept[p.run].bytes, toString(p.reason));
     std::lock_guard lock(mu_);
     ++pruned_[std::string(toString(p.reason))];
   }
