@@ -94,34 +94,22 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
       restarts.metric.push_back(detail::sample(static_cast<double>(n), {{"resource", resource}}));
     out.push_back(std::move(restarts));
   }
-  if (sources_.logStreams) {
-    out.push_back(single("hetbench_log_streams_active", "Container log streams being followed.",
-                         MetricType::Gauge, static_cast<double>(sources_.logStreams())));
-  }
-  if (sources_.logBytes) {
-    out.push_back(single("hetbench_log_bytes_total", "Bytes of container logs written to disk.",
-                         MetricType::Counter, static_cast<double>(sources_.logBytes())));
-  }
-  if (sources_.logWriteFailures) {
-    out.push_back(single("hetbench_log_write_failures_total",
-                         "Container log streams ended because their file could not be written.",
-                         MetricType::Counter, static_cast<double>(sources_.logWriteFailures())));
-  }
-  if (sources_.logDirBytes) {
-    out.push_back(single("hetbench_log_dir_bytes",
-                         "Bytes of the files under the log directory, as of the last sweep.",
-                         MetricType::Gauge, static_cast<double>(sources_.logDirBytes())));
-  }
-  if (sources_.logDirFreeBytes) {
-    out.push_back(single("hetbench_log_dir_free_bytes",
-                         "Bytes free on the log directory's file system, as of the last sweep.",
-                         MetricType::Gauge, static_cast<double>(sources_.logDirFreeBytes())));
-  }
-  if (sources_.logDirMaxBytes) {
-    out.push_back(single("hetbench_log_dir_max_bytes",
-                         "The bound on the log directory's bytes (--log-dir-max-bytes; 0: none).",
-                         MetricType::Gauge, static_cast<double>(sources_.logDirMaxBytes())));
-  }
+  // One sample each, read from its source when the operator gave one.
+  const auto add = [&out](const auto& source, const char* name, const char* help, MetricType type) {
+    if (source) out.push_back(single(name, help, type, static_cast<double>(source())));
+  };
+  add(sources_.logStreams, "hetbench_log_streams_active", "Container log streams being followed.",
+      MetricType::Gauge);
+  add(sources_.logBytes, "hetbench_log_bytes_total", "Bytes of container logs written to disk.",
+      MetricType::Counter);
+  add(sources_.logWriteFailures, "hetbench_log_write_failures_total",
+      "Container log streams ended because their file could not be written.", MetricType::Counter);
+  add(sources_.logDirBytes, "hetbench_log_dir_bytes",
+      "Bytes of the files under the log directory, as of the last sweep.", MetricType::Gauge);
+  add(sources_.logDirFreeBytes, "hetbench_log_dir_free_bytes",
+      "Bytes free on the log directory's file system, as of the last sweep.", MetricType::Gauge);
+  add(sources_.logDirMaxBytes, "hetbench_log_dir_max_bytes",
+      "The bound on the log directory's bytes (--log-dir-max-bytes; 0: none).", MetricType::Gauge);
   if (sources_.logPrunedRuns) {
     MetricFamily pruned = family("hetbench_log_pruned_runs_total",
                                  "Runs whose kept logs were deleted, by reason (retention, size).",
