@@ -382,6 +382,37 @@ class Rbac:
         return out
 
 
+QUANTITY_SUFFIXES = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+                     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def quantity_bytes(text):
+    """A resource quantity in bytes ("10Gi", "512M", "1000"); decimal exponents are not used."""
+    number = text.rstrip("kMGTi")
+    suffix = text[len(number):]
+    if suffix not in QUANTITY_SUFFIXES or not number.isdigit():
+        raise Failure(f"cannot read the quantity {text!r}")
+    return int(number) * QUANTITY_SUFFIXES[suffix]
+
+
+def check_log_bound(pod, container):
+    """An emptyDir log volume with a sizeLimit needs --log-dir-max-bytes below it: the kubelet
+    evicts a pod whose emptyDir passes its limit, and every kept log goes with it."""
+    log_dir = next((a.partition("=")[2] for a in container.get("args", [])
+                    if a.startswith("--log-dir=")), "")
+    mount = next((m for m in container.get("volumeMounts", [])
+                  if m["mountPath"].rstrip("/") == log_dir.rstrip("/")), None)
+    volume = next((v for v in pod.get("volumes", []) if mount and v["name"] == mount["name"]), {})
+    limit = volume.get("emptyDir", {}).get("sizeLimit")
+    if limit is None:
+        return
+    bound = next((a.partition("=")[2] for a in container.get("args", [])
+                  if a.startswith("--log-dir-max-bytes=")), "0")
+    if not 0 < int(bound) < quantity_bytes(str(limit)):
+        raise Failure(f"--log-dir-max-bytes={bound} is not below the log volume's sizeLimit "
+                      f"{limit}: the kubelet would evict the operator before the janitor acts")
+
+
 def adapt_container(deployment, kubeconfig, log_dir):
     """The operator's command line and environment from the Deployment's container.
 
@@ -418,6 +449,7 @@ def adapt_container(deployment, kubeconfig, log_dir):
             args.append(arg)
     if not any(a.startswith("--log-dir=") for a in args):
         raise Failure("the Deployment's container gives no --log-dir=PATH on a volume")
+    check_log_bound(pod, container)
     args.append(f"--kubeconfig={kubeconfig}")
     adapted.append(f"(in-cluster config) -> --kubeconfig={kubeconfig}")
 
