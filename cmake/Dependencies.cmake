@@ -1,15 +1,18 @@
-# All dependencies come from Debian's packages; scripts/setup installs them.
+# All dependencies come from Debian's packages; scripts/setup installs them. The workloads need
+# only the first two (and LibTorch, below); the rest are the operator's.
 find_package(Threads REQUIRED)
-find_package(fmt REQUIRED)
-find_package(spdlog REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
-find_package(yaml-cpp REQUIRED)
-find_package(OpenSSL REQUIRED)
-find_package(cpprestsdk REQUIRED)
-find_package(prometheus-cpp REQUIRED)
-# RE2 (linear-time regular expressions for spec.metrics) ships no CMake package in Debian.
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(re2 REQUIRED IMPORTED_TARGET re2)
+if(HETBENCH_OPERATOR)
+  find_package(fmt REQUIRED)
+  find_package(spdlog REQUIRED)
+  find_package(yaml-cpp REQUIRED)
+  find_package(OpenSSL REQUIRED)
+  find_package(cpprestsdk REQUIRED)
+  find_package(prometheus-cpp REQUIRED)
+  # RE2 (linear-time regular expressions for spec.metrics) ships no CMake package in Debian.
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(re2 REQUIRED IMPORTED_TARGET re2)
+endif()
 if(HETBENCH_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -1,8 +1,18 @@
 // The communicator over LibTorch's c10d: a TCPStore for the rendezvous, ProcessGroupGloo for CPU
-// tensors and, in a build whose LibTorch has CUDA, ProcessGroupNCCL for CUDA tensors.
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+// tensors (where Gloo's headers were found: HETBENCH_WITH_GLOO) and ProcessGroupNCCL for CUDA
+// tensors (where LibTorch has CUDA and NCCL's header was found: HETBENCH_WITH_NCCL).
+#include <torch/version.h>
+
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef HETBENCH_WITH_CUDA
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
+#ifdef HETBENCH_WITH_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#ifdef HETBENCH_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
@@ -17,6 +27,14 @@
 
 namespace hetbench::distributed {
 namespace {
+
+// What Gloo and NCCL implement: the ProcessGroup itself up to LibTorch 1.13; from 2.0 a
+// ProcessGroup dispatches to Backends, which each implement the collectives.
+#if TORCH_VERSION_MAJOR >= 2
+using Group = c10d::Backend;
+#else
+using Group = c10d::ProcessGroup;
+#endif
 
 /// "1 s", "0.25 s".
 std::string seconds(std::chrono::milliseconds duration) {
@@ -46,8 +64,8 @@ class C10dWork final : public PendingWork {
 
 class C10dCommunicator final : public Communicator {
  public:
-  C10dCommunicator(c10::intrusive_ptr<c10d::Store> store,
-                   c10::intrusive_ptr<c10d::ProcessGroup> group, torch::Device device)
+  C10dCommunicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<Group> group,
+                   torch::Device device)
       : store_(std::move(store)), group_(std::move(group)), device_(device) {}
 
   int rank() const override { return group_->getRank(); }
@@ -77,7 +95,7 @@ class C10dCommunicator final : public Communicator {
  private:
   // Declared first, destroyed last: the group uses the store (on rank 0, the server).
   c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  c10::intrusive_ptr<Group> group_;
   torch::Device device_;
 };
 
@@ -140,6 +158,7 @@ c10::intrusive_ptr<c10d::Store> rendezvous(const World& world, const ConnectOpti
   return store;
 }
 
+#ifdef HETBENCH_WITH_GLOO
 std::shared_ptr<gloo::transport::Device> glooDevice(const World& world) {
   if (!world.glooInterface.empty()) {
     return c10d::ProcessGroupGloo::createDeviceForInterface(world.glooInterface);
@@ -150,6 +169,7 @@ std::shared_ptr<gloo::transport::Device> glooDevice(const World& world) {
   }
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
+#endif
 
 }  // namespace
 
@@ -162,23 +182,38 @@ std::unique_ptr<Communicator> connect(const World& world, const ConnectOptions& 
     throw std::invalid_argument("this build's LibTorch has no CUDA, so no NCCL communicator for " +
                                 options.device.str());
   }
+#elif !defined(HETBENCH_WITH_NCCL)
+  if (options.device.is_cuda() && world.distributed()) {
+    throw std::invalid_argument("this build found no nccl.h, so no NCCL communicator for " +
+                                options.device.str() +
+                                ": build with NCCL's headers (HETBENCH_NCCL_INCLUDE_DIR)");
+  }
+#endif
+#ifndef HETBENCH_WITH_GLOO
+  if (options.device.is_cpu() && world.distributed()) {
+    throw std::invalid_argument(
+        "this build has no Gloo (LibTorch's Gloo headers were not found), so no communicator "
+        "for CPU tensors: run the ranks on GPUs, or build with libgloo-dev");
+  }
 #endif
   if (!world.distributed()) return singleProcessCommunicator(options.device);
 
   auto store = rendezvous(world, options);
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
-#ifdef HETBENCH_WITH_CUDA
+  c10::intrusive_ptr<Group> group;
+#ifdef HETBENCH_WITH_NCCL
   if (options.device.is_cuda()) {
     auto ncclOptions = c10d::ProcessGroupNCCL::Options::create();
     ncclOptions->timeout = options.operationTimeout;
     group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, world.rank, world.size, ncclOptions);
   }
 #endif
+#ifdef HETBENCH_WITH_GLOO
   if (!group) {
     auto glooOptions = c10d::ProcessGroupGloo::Options::create(options.operationTimeout);
     glooOptions->devices.push_back(glooDevice(world));
     group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, world.rank, world.size, glooOptions);
   }
+#endif
   return std::make_unique<C10dCommunicator>(std::move(store), std::move(group), options.device);
 }
 

@@ -4,6 +4,7 @@
 #include <hetbench/data/loader.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
+#include <torch/version.h>
 
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,42 @@ namespace {
 /// Forward passes run here before a CUDA graph captures one.
 constexpr int kGraphWarmupRuns = 3;
 
+// LibTorch 2.4 added autocast functions that take the device type and deprecated the ones per
+// device; the header checked here (2.6) has both, 1.13 only the old ones.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)
+bool autocastEnabled(c10::DeviceType type) { return at::autocast::is_autocast_enabled(type); }
+void setAutocastEnabled(c10::DeviceType type, bool enabled) {
+  at::autocast::set_autocast_enabled(type, enabled);
+}
+at::ScalarType autocastType(c10::DeviceType type) { return at::autocast::get_autocast_dtype(type); }
+void setAutocastType(c10::DeviceType type, at::ScalarType dtype) {
+  at::autocast::set_autocast_dtype(type, dtype);
+}
+#else
+bool autocastEnabled(c10::DeviceType type) {
+  return type == c10::DeviceType::CUDA ? at::autocast::is_enabled()
+                                       : at::autocast::is_cpu_enabled();
+}
+void setAutocastEnabled(c10::DeviceType type, bool enabled) {
+  if (type == c10::DeviceType::CUDA) {
+    at::autocast::set_enabled(enabled);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+  }
+}
+at::ScalarType autocastType(c10::DeviceType type) {
+  return type == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                       : at::autocast::get_autocast_cpu_dtype();
+}
+void setAutocastType(c10::DeviceType type, at::ScalarType dtype) {
+  if (type == c10::DeviceType::CUDA) {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+}
+#endif
+
 /// Autocast for one forward pass, as `torch.autocast(device_type, dtype)` in Python: bf16 or
 /// fp16 on CUDA, bf16 on the CPU (the only type LibTorch 1.13 autocasts to there). On leaving
 /// it restores the previous state and empties the cache of cast weights, which would otherwise
@@ -24,22 +61,15 @@ constexpr int kGraphWarmupRuns = 3;
 class AutocastGuard {
  public:
   AutocastGuard(const torch::Device& device, Precision precision, bool cacheEnabled)
-      : active_(precision != Precision::kFp32), cuda_(device.is_cuda()) {
+      : active_(precision != Precision::kFp32),
+        type_(device.is_cuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU) {
     if (!active_) {
       return;
     }
-    const auto dtype = precision == Precision::kBf16 ? at::kBFloat16 : at::kHalf;
-    if (cuda_) {
-      wasEnabled_ = at::autocast::is_enabled();
-      previousType_ = at::autocast::get_autocast_gpu_dtype();
-      at::autocast::set_enabled(true);
-      at::autocast::set_autocast_gpu_dtype(dtype);
-    } else {
-      wasEnabled_ = at::autocast::is_cpu_enabled();
-      previousType_ = at::autocast::get_autocast_cpu_dtype();
-      at::autocast::set_cpu_enabled(true);
-      at::autocast::set_autocast_cpu_dtype(dtype);
-    }
+    wasEnabled_ = autocastEnabled(type_);
+    previousType_ = autocastType(type_);
+    setAutocastEnabled(type_, true);
+    setAutocastType(type_, precision == Precision::kBf16 ? at::kBFloat16 : at::kHalf);
     cacheWasEnabled_ = at::autocast::is_autocast_cache_enabled();
     at::autocast::set_autocast_cache_enabled(cacheEnabled);
     at::autocast::increment_nesting();
@@ -53,13 +83,8 @@ class AutocastGuard {
       at::autocast::clear_cache();
     }
     at::autocast::set_autocast_cache_enabled(cacheWasEnabled_);
-    if (cuda_) {
-      at::autocast::set_enabled(wasEnabled_);
-      at::autocast::set_autocast_gpu_dtype(previousType_);
-    } else {
-      at::autocast::set_cpu_enabled(wasEnabled_);
-      at::autocast::set_autocast_cpu_dtype(previousType_);
-    }
+    setAutocastEnabled(type_, wasEnabled_);
+    setAutocastType(type_, previousType_);
   }
 
   AutocastGuard(const AutocastGuard&) = delete;
@@ -67,7 +92,7 @@ class AutocastGuard {
 
  private:
   bool active_;
-  bool cuda_;
+  c10::DeviceType type_;
   bool wasEnabled_ = false;
   bool cacheWasEnabled_ = true;
   at::ScalarType previousType_ = at::kFloat;
