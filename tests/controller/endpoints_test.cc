@@ -5,7 +5,9 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "http/test_client.h"
 
@@ -69,6 +71,32 @@ TEST(Endpoints, ProbesFollowTheirPredicates) {
   EXPECT_EQ(status("GET", "/metrics"), 404);
   EXPECT_EQ(status("POST", "/healthz"), 405);
   server.value()->stop();
+}
+
+// Verifies that the probes keep answering while other clients hold the probe and log ports
+// with connections that send nothing (issue 20: 64 of them used to fill the probe server and
+// fail the liveness probe): every new connection pushes out one that waited longer.
+TEST(Endpoints, SilentConnectionsDoNotStarveTheProbes) {
+  auto probes = serveProbes(
+      {"127.0.0.1", 0}, [] { return true; }, [] { return true; });
+  ASSERT_TRUE(probes.isOk()) << probes.status().toString();
+  auto logs = serveLogs({"127.0.0.1", 0}, std::filesystem::temp_directory_path());
+  ASSERT_TRUE(logs.isOk()) << logs.status().toString();
+  std::vector<std::unique_ptr<http::testing::TestConnection>> silent;
+  for (int i = 0; i < 100; ++i) {
+    for (const auto* server : {probes.value().get(), logs.value().get()}) {
+      silent.push_back(http::testing::TestConnection::connect(server->port()));
+      ASSERT_NE(silent.back(), nullptr);
+    }
+  }
+  for (const char* path : {"/healthz", "/readyz"}) {
+    auto answer = http::testing::get(probes.value()->port(), path);
+    ASSERT_TRUE(answer.has_value()) << path;
+    EXPECT_EQ(answer->status, 200) << path;
+  }
+  EXPECT_TRUE(silent.front()->closedByServer());
+  probes.value()->stop();
+  logs.value()->stop();
 }
 
 // Verifies the log server serves files under its directory and nothing outside it.

@@ -1,12 +1,14 @@
 #include "hetbench/http/server.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "http/test_client.h"
 
@@ -390,30 +392,191 @@ TEST(Server, MissingAnswerIs500) {
   EXPECT_EQ(response->header("date"), "Mon, 01 Jan 2024 00:00:00 GMT");
 }
 
-// Verifies that connections beyond maxConnections are answered 503 and closed while the
-// admitted one keeps working.
-TEST(Server, ConnectionsBeyondTheCapGet503) {
-  Mailbox<Request> requests;
+// Verifies that a connection beyond maxConnections is answered 503 and closed when every
+// admitted connection is inside a request, and that the admitted one keeps working.
+TEST(Server, ConnectionsBeyondTheCapGet503WhileAllAreInRequests) {
+  Mailbox<int> entered;
+  Mailbox<int> release;
   ServerOptions options;
   options.maxConnections = 1;
-  auto server = startServer(echoHandler(requests), options);
+  auto server = startServer(
+      [&](const Request& request, ResponseWriter& writer) {
+        if (request.path == "/hold") {
+          entered.put(1);
+          (void)release.take();
+        }
+        writer.send(200, {}, request.path);
+      },
+      options);
   ASSERT_NE(server, nullptr);
   auto admitted = connectTo(*server);
   ASSERT_NE(admitted, nullptr);
-  ASSERT_TRUE(admitted->sendAll(testing::getRequest("/first")));
-  ASSERT_TRUE(admitted->readResponse().has_value());
+  ASSERT_TRUE(admitted->sendAll(testing::getRequest("/hold")));
+  ASSERT_TRUE(entered.take().has_value());
 
   auto rejected = connectTo(*server);
   ASSERT_NE(rejected, nullptr);
-  auto response = rejected->readResponse();
-  ASSERT_TRUE(response.has_value());
-  EXPECT_EQ(response->status, 503);
+  auto answer = rejected->readResponse();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 503);
   EXPECT_TRUE(rejected->readsEof());
 
+  release.put(1);
+  auto held = admitted->readResponse();
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->body, "/hold");
   ASSERT_TRUE(admitted->sendAll(testing::getRequest("/second")));
   auto second = admitted->readResponse();
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->status, 200);
+}
+
+// Verifies that at maxConnections the connection that has waited longest for a request makes
+// room for a new one, which is served.
+TEST(Server, IdleConnectionGivesWayAtTheCap) {
+  Mailbox<Request> requests;
+  ServerOptions options;
+  options.maxConnections = 2;
+  auto server = startServer(echoHandler(requests), options);
+  ASSERT_NE(server, nullptr);
+  // Neither sends anything yet, so both wait for a request from their accept on, in order.
+  auto oldest = connectTo(*server);
+  auto newer = connectTo(*server);
+  ASSERT_TRUE(oldest != nullptr && newer != nullptr);
+
+  auto newest = connectTo(*server);
+  ASSERT_NE(newest, nullptr);
+  ASSERT_TRUE(newest->sendAll(testing::getRequest("/c")));
+  auto answer = newest->readResponse();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_TRUE(oldest->closedByServer());
+  ASSERT_TRUE(newer->sendAll(testing::getRequest("/d")));
+  auto stillServed = newer->readResponse();
+  ASSERT_TRUE(stillServed.has_value());
+  EXPECT_EQ(stillServed->status, 200);
+}
+
+// Verifies that maxConnectionsPerClient makes one client's oldest waiting connection give way
+// to its new one.
+TEST(Server, PerClientCapMakesTheClientsOldestGiveWay) {
+  Mailbox<Request> requests;
+  ServerOptions options;
+  options.maxConnectionsPerClient = 2;
+  auto server = startServer(echoHandler(requests), options);
+  ASSERT_NE(server, nullptr);
+  auto first = connectTo(*server);
+  auto second = connectTo(*server);
+  ASSERT_TRUE(first != nullptr && second != nullptr);
+  auto third = connectTo(*server);
+  ASSERT_NE(third, nullptr);
+  ASSERT_TRUE(third->sendAll(testing::getRequest("/3")));
+  auto answer = third->readResponse();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_TRUE(first->closedByServer());
+  ASSERT_TRUE(second->sendAll(testing::getRequest("/2")));
+  auto stillServed = second->readResponse();
+  ASSERT_TRUE(stillServed.has_value());
+  EXPECT_EQ(stillServed->status, 200);
+}
+
+// Verifies that a thousand connections that send nothing cannot keep a server of 64 from
+// answering a new request: each new connection takes the place of the longest-waiting one.
+TEST(Server, ThousandSilentConnectionsDoNotStarveARequest) {
+  rlimit files{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_cur < 2200 && files.rlim_max >= 2200) {
+    files.rlim_cur = 2200;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+  }
+  if (files.rlim_cur < 2200)
+    GTEST_SKIP() << "needs 2200 open files, the limit is " << files.rlim_max;
+  Mailbox<Request> requests;
+  ServerOptions options;
+  options.maxConnections = 64;
+  auto server = startServer(echoHandler(requests), options);
+  ASSERT_NE(server, nullptr);
+  std::vector<std::unique_ptr<TestConnection>> silent;
+  for (int i = 0; i < 1000; ++i) {
+    silent.push_back(connectTo(*server));
+    ASSERT_NE(silent.back(), nullptr);
+  }
+  auto answer = testing::get(server->port(), "/healthz");
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_TRUE(silent.front()->closedByServer());
+}
+
+// Verifies that a connection that sends no request, or its head too slowly, is closed at the
+// header timeout, and a kept-alive one at the idle timeout.
+TEST(Server, SilentSlowAndIdleConnectionsAreClosed) {
+  Mailbox<Request> requests;
+  ServerOptions options;
+  options.headerTimeout = 300ms;
+  options.idleTimeout = 300ms;
+  auto server = startServer(echoHandler(requests), options);
+  ASSERT_NE(server, nullptr);
+
+  auto silent = connectTo(*server);
+  ASSERT_NE(silent, nullptr);
+  EXPECT_TRUE(silent->closedByServer());
+
+  auto slow = connectTo(*server);
+  ASSERT_NE(slow, nullptr);
+  ASSERT_TRUE(slow->sendAll("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+  for (int i = 0; i < 20; ++i) {  // a byte every 50 ms: 1 s in all, past the 300 ms deadline
+    if (!slow->sendAll("a")) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(slow->closedByServer());
+  EXPECT_FALSE(requests.take(0ms).has_value());
+
+  auto idle = connectTo(*server);
+  ASSERT_NE(idle, nullptr);
+  ASSERT_TRUE(idle->sendAll(testing::getRequest("/once")));
+  ASSERT_TRUE(idle->readResponse().has_value());
+  EXPECT_TRUE(idle->closedByServer());
+}
+
+// Verifies that a body that does not arrive within the body timeout ends the connection
+// without reaching the handler.
+TEST(Server, SlowBodyIsCutAtTheBodyTimeout) {
+  Mailbox<Request> requests;
+  ServerOptions options;
+  options.bodyTimeout = 300ms;
+  auto server = startServer(echoHandler(requests), options);
+  ASSERT_NE(server, nullptr);
+  auto client = connectTo(*server);
+  ASSERT_NE(client, nullptr);
+  ASSERT_TRUE(client->sendAll("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab"));
+  EXPECT_TRUE(client->closedByServer());
+  EXPECT_FALSE(requests.take(0ms).has_value());
+}
+
+// Verifies that a client that stops reading a stream is dropped after the write timeout:
+// the handler's writes fail instead of blocking for ever.
+TEST(Server, ClientThatStopsReadingIsDropped) {
+  Mailbox<int> writes;
+  ServerOptions options;
+  options.writeTimeout = 300ms;
+  auto server = startServer(
+      [&](const Request&, ResponseWriter& writer) {
+        const std::string chunk(64 * 1024, 'x');
+        int written = 0;
+        if (writer.startStream(200, {})) {
+          while (writer.write(chunk)) ++written;
+        }
+        writes.put(written);
+      },
+      options);
+  ASSERT_NE(server, nullptr);
+  auto client = connectTo(*server);
+  ASSERT_NE(client, nullptr);
+  ASSERT_TRUE(client->sendAll(testing::getRequest("/stream")));
+  const auto written = writes.take();
+  ASSERT_TRUE(written.has_value()) << "the handler's writes never failed";
+  EXPECT_GT(*written, 0);
 }
 
 // Verifies that an HTTP/1.0 request is answered and its connection closed.

@@ -230,6 +230,16 @@ std::optional<Response> TestConnection::readResponse() {
 
 bool TestConnection::readsEof() { return buffer_.empty() && !fill(); }
 
+bool TestConnection::closedByServer() {
+  if (!buffer_.empty() || fd_ < 0 || ssl_) return false;
+  char byte;
+  ssize_t n;
+  do {
+    n = ::recv(fd_, &byte, 1, 0);
+  } while (n < 0 && errno == EINTR);
+  return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
 std::string TestConnection::alpn() const {
   const unsigned char* data = nullptr;
   unsigned int length = 0;

@@ -67,6 +67,9 @@ class TestConnection {
   std::optional<std::string> readChunk();
   /// True once the server has closed the connection (and sent nothing more).
   bool readsEof();
+  /// Plain connections: true when the server closes or resets the connection (after sending
+  /// nothing more) within kTimeout; false when it is still open then, unlike readsEof().
+  bool closedByServer();
   /// The ALPN protocol the server selected ("" when none).
   std::string alpn() const;
   /// Closes the socket at once, as a client that goes away.

@@ -41,6 +41,9 @@ common::Result<std::unique_ptr<http::Server>> serveProbes(const BindAddress& add
   options.host = address.host;
   options.port = address.port;
   options.maxConnections = 64;
+  // Probes and scrapes need a connection or two each; a client that opens more only pushes
+  // out its own older ones (http::ServerOptions).
+  options.maxConnectionsPerClient = 8;
   options.maxBodyBytes = 4096;
   auto handler = [healthy = std::move(healthy), ready = std::move(ready)](
                      const http::Request& request, http::ResponseWriter& out) {
@@ -148,6 +151,7 @@ common::Result<std::unique_ptr<http::Server>> serveLogs(const BindAddress& addre
   options.host = address.host;
   options.port = address.port;
   options.maxConnections = 64;
+  options.maxConnectionsPerClient = 16;
   options.maxBodyBytes = 4096;
   return http::Server::start(options,
                              [dir](const http::Request& request, http::ResponseWriter& out) {

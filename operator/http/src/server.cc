@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -41,18 +42,53 @@ constexpr std::size_t kReadBufferBytes = 16 * 1024;
 // the socket does not reset the connection before the client has read the answer.
 constexpr auto kLingerTime = std::chrono::milliseconds(1000);
 
+using Clock = std::chrono::steady_clock;
+
+/// Bounds the next blocking receive on `fd` by `left` (at least a millisecond: zero would mean
+/// no bound at all).
+void setReceiveTimeout(int fd, Clock::duration left) {
+  const auto us = std::max<std::int64_t>(
+      1000, std::chrono::duration_cast<std::chrono::microseconds>(left).count());
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(us / 1000000);
+  tv.tv_usec = static_cast<suseconds_t>(us % 1000000);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+void setSendTimeout(int fd, std::chrono::milliseconds timeout) {
+  const auto ms = std::max<std::int64_t>(1, timeout.count());
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/// What the accept thread may read of a connection to choose one to give way to a new one:
+/// whether it is inside a request, and since when it has waited for one.
+struct Activity {
+  std::atomic<bool> inRequest{false};
+  std::atomic<Clock::rep> waitingSince{Clock::now().time_since_epoch().count()};
+
+  void startWaiting() {
+    waitingSince.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    inRequest.store(false, std::memory_order_release);
+  }
+};
+
 class ServerImpl;
 
 /// Serves the requests of one connection, one after another.
 class Connection {
  public:
   Connection(ServerImpl& server, int fd, detail::Transport& transport, std::string remoteAddress,
-             detail::PeerIdentity identity)
+             detail::PeerIdentity identity, Activity& activity, Clock::time_point accepted)
       : server_(server),
         fd_(fd),
         transport_(transport),
         remoteAddress_(std::move(remoteAddress)),
-        identity_(std::move(identity)) {}
+        identity_(std::move(identity)),
+        activity_(activity),
+        accepted_(accepted) {}
 
   void run();
 
@@ -74,8 +110,14 @@ class Connection {
   detail::Transport& transport_;
   std::string remoteAddress_;
   detail::PeerIdentity identity_;
+  Activity& activity_;
+  Clock::time_point accepted_;
   std::string in_;  // bytes read but not yet parsed
   bool keepAlive_ = true;
+  /// fill() gives up at this time. While awaitingRequest_, the first byte that arrives moves
+  /// it to headerTimeout from then.
+  Clock::time_point readDeadline_;
+  bool awaitingRequest_ = false;
 };
 
 class ServerImpl : public Server {
@@ -97,10 +139,17 @@ class ServerImpl : public Server {
     int fd = -1;  // guarded by mutex_; -1 once the connection thread closed it
     std::thread thread;
     std::atomic<bool> done{false};
+    std::string client;    // the peer's address without its port
+    bool evicted = false;  // guarded by mutex_: shut down to make room, not yet reaped
+    Activity activity;
+    Clock::time_point accepted = Clock::now();
   };
 
   void acceptLoop();
   void reapFinished();
+  /// Makes room for a connection from `client` under the caps: false when every connection
+  /// that counts against a full cap is inside a request. Called with mutex_ held.
+  bool makeRoom(const std::string& client);
   void serve(Slot& slot, std::string remoteAddress);
   void rejectBusy(int fd);
 
@@ -207,9 +256,16 @@ class Connection::Writer : public ResponseWriter {
 };
 
 bool Connection::fill() {
+  const Clock::duration left = readDeadline_ - Clock::now();
+  if (left <= Clock::duration::zero()) return false;
+  setReceiveTimeout(fd_, left);
   char buf[kReadBufferBytes];
   const std::size_t n = transport_.read(buf, sizeof(buf));
-  if (n == 0) return false;
+  if (n == 0) return false;  // closed, failed or out of time: the connection ends either way
+  if (awaitingRequest_) {
+    awaitingRequest_ = false;
+    readDeadline_ = Clock::now() + server_.options().headerTimeout;
+  }
   in_.append(buf, n);
   return true;
 }
@@ -340,11 +396,24 @@ void Connection::lingeringClose() {
 }
 
 void Connection::run() {
+  const ServerOptions& options = server_.options();
+  bool first = true;
   while (!server_.stopping()) {
     Request request;
     bool keepAlive = false;
+    // The first request's head is due headerTimeout after the accept; a later one may be
+    // idleTimeout in coming (unless its bytes are already here), then its head is due
+    // headerTimeout after its first byte.
+    activity_.startWaiting();
+    awaitingRequest_ = !first && in_.empty();
+    readDeadline_ =
+        first ? accepted_ + options.headerTimeout
+              : Clock::now() + (awaitingRequest_ ? options.idleTimeout : options.headerTimeout);
+    first = false;
     ReadOutcome outcome = readHead(request, keepAlive);
     if (outcome == ReadOutcome::kOk) {
+      activity_.inRequest.store(true, std::memory_order_release);
+      readDeadline_ = Clock::now() + options.bodyTimeout;
       keepAlive_ = keepAlive;
       const bool expectContinue = equalsIgnoreCase(request.header("expect"), "100-continue");
       outcome = readBody(request, expectContinue);
@@ -475,14 +544,17 @@ void ServerImpl::acceptLoop() {
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
+    std::string client = formatAddress(peer);
+    client = client.substr(0, client.rfind(':'));
     std::lock_guard lock(mutex_);
     reapFinished();
-    if (slots_.size() >= options_.maxConnections) {
+    if (!makeRoom(client)) {
       rejectBusy(fd);
       continue;
     }
     Slot& slot = slots_.emplace_back();
     slot.fd = fd;
+    slot.client = std::move(client);
     try {
       slot.thread = std::thread([this, &slot, address = formatAddress(peer)]() mutable {
         serve(slot, std::move(address));
@@ -503,6 +575,34 @@ void ServerImpl::reapFinished() {
       ++it;
     }
   }
+}
+
+bool ServerImpl::makeRoom(const std::string& client) {
+  std::size_t live = 0;
+  std::size_t fromClient = 0;
+  for (const Slot& slot : slots_) {
+    if (slot.evicted) continue;
+    ++live;
+    if (slot.client == client) ++fromClient;
+  }
+  const std::size_t perClient = options_.maxConnectionsPerClient;
+  const bool clientFull = perClient > 0 && fromClient >= perClient;
+  if (!clientFull && live < options_.maxConnections) return true;
+  // The connection that has waited longest for a request gives way; shutting its socket down
+  // ends its thread, which the next accept reaps.
+  Slot* oldest = nullptr;
+  for (Slot& slot : slots_) {
+    if (slot.evicted || slot.fd < 0 || (clientFull && slot.client != client)) continue;
+    if (slot.activity.inRequest.load(std::memory_order_acquire)) continue;
+    if (oldest == nullptr || slot.activity.waitingSince.load(std::memory_order_relaxed) <
+                                 oldest->activity.waitingSince.load(std::memory_order_relaxed)) {
+      oldest = &slot;
+    }
+  }
+  if (oldest == nullptr) return false;
+  ::shutdown(oldest->fd, SHUT_RDWR);
+  oldest->evicted = true;
+  return true;
 }
 
 void ServerImpl::rejectBusy(int fd) {
@@ -526,11 +626,16 @@ void ServerImpl::serve(Slot& slot, std::string remoteAddress) {
     fd = slot.fd;
   }
   try {
+    // The handshake counts against the first request's head; every write against
+    // writeTimeout.
+    setSendTimeout(fd, options_.writeTimeout);
+    setReceiveTimeout(fd, options_.headerTimeout);
     detail::PeerIdentity identity;
     std::unique_ptr<detail::Transport> transport =
         tls_ ? tls_->accept(fd, identity) : detail::makePlainTransport(fd);
     if (transport && !stopping()) {
-      Connection connection(*this, fd, *transport, std::move(remoteAddress), std::move(identity));
+      Connection connection(*this, fd, *transport, std::move(remoteAddress), std::move(identity),
+                            slot.activity, slot.accepted);
       connection.run();
       transport->finish();
     }
@@ -586,6 +691,12 @@ common::Result<std::unique_ptr<Server>> Server::start(ServerOptions options, Han
     }
     if (!handler) return common::invalidError("a server needs a handler");
     if (options.maxConnections == 0) return common::invalidError("maxConnections must be > 0");
+    for (const auto timeout :
+         {options.headerTimeout, options.bodyTimeout, options.idleTimeout, options.writeTimeout}) {
+      if (timeout <= std::chrono::milliseconds::zero()) {
+        return common::invalidError("the server's timeouts must be above zero");
+      }
+    }
     auto server =
         std::make_unique<ServerImpl>(std::move(options), std::move(handler), std::move(tls));
     HETBENCH_RETURN_IF_ERROR(server->listen());

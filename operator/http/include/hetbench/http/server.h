@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -59,11 +60,27 @@ struct ServerOptions {
   /// With TLS: request (not require) client certificates and verify them against this CA.
   std::string clientCaPem;
   std::size_t maxBodyBytes = 3 * 1024 * 1024;  // kube-apiserver's request limit; 413 beyond
+  /// Connections served at once, and from one client address (0: no limit of its own). When
+  /// either is reached, a new connection takes the place of the connection that has waited
+  /// longest between requests (or for its first); when every connection is inside a request,
+  /// the new one is answered 503.
   std::size_t maxConnections = 1024;
+  std::size_t maxConnectionsPerClient = 0;
+  /// A request's head (the TLS handshake included, for the first) must arrive within
+  /// headerTimeout of its first byte, or of the accept for a connection's first request; its
+  /// body within bodyTimeout of the head.
+  std::chrono::milliseconds headerTimeout = std::chrono::seconds(10);
+  std::chrono::milliseconds bodyTimeout = std::chrono::seconds(60);
+  /// How long a kept-alive connection may wait for its next request.
+  std::chrono::milliseconds idleTimeout = std::chrono::seconds(120);
+  /// How long one write may wait for a client that takes no bytes (a stream has no overall
+  /// limit); the connection is dropped then.
+  std::chrono::milliseconds writeTimeout = std::chrono::seconds(60);
 };
 
 /// A thread-per-connection HTTP/1.1 server with keep-alive: kubesim's API server and the
-/// operator's probe and log endpoints. maxConnections bounds its threads.
+/// operator's probe and log endpoints. maxConnections bounds its threads; the timeouts bound
+/// how long a client that sends or reads nothing can hold one.
 class Server {
  public:
   virtual ~Server() = default;
