@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hetbench/benchmark/constants.h"
 #include "hetbench/common/time.h"
 
 namespace hetbench::benchmark {
@@ -131,6 +132,48 @@ TEST(RunStatus, ConditionsKeepTransitionTimeWhileUnchanged) {
   const json written = toJson(conditions);
   EXPECT_EQ(written[0]["lastTransitionTime"], "2026-11-22T10:09:00Z");
   EXPECT_EQ(conditionsFromJson(written), conditions);
+}
+
+// Verifies that reasons and messages from outside (a pod's termination message, an API error)
+// are kept within their bounds in units and conditions, cut between runes, and that a kept
+// text read back from the status is kept again unchanged (no status write on every pass).
+TEST(RunStatus, ReasonsAndMessagesStayWithinTheirBounds) {
+  struct Row {
+    std::string text;
+    std::size_t max;
+    std::string want;
+  };
+  const std::string euro = "\xE2\x82\xAC";  // 3 bytes
+  const Row rows[] = {
+      {std::string(1024, 'a'), kMaxStatusMessageBytes, std::string(1024, 'a')},
+      {std::string(1025, 'a'), kMaxStatusMessageBytes, std::string(1021, 'a') + "..."},
+      {std::string(1020, 'a') + euro + "bb", kMaxStatusMessageBytes,
+       std::string(1020, 'a') + "..."},
+      {std::string(200, 'R'), kMaxStatusReasonBytes, std::string(125, 'R') + "..."},
+  };
+  for (const Row& row : rows) {
+    const std::string kept =
+        row.max == kMaxStatusMessageBytes ? statusMessage(row.text) : statusReason(row.text);
+    EXPECT_EQ(kept, row.want) << row.text.size();
+    EXPECT_LE(kept.size(), row.max);
+    EXPECT_EQ(row.max == kMaxStatusMessageBytes ? statusMessage(kept) : statusReason(kept), kept);
+  }
+
+  std::vector<Condition> conditions;
+  setCondition(conditions, "Failed", "True", std::string(300, 'X'), std::string(100000, 'm'),
+               at("2026-11-22T10:00:00Z"), 1);
+  EXPECT_EQ(conditions[0].reason.size(), kMaxStatusReasonBytes);
+  EXPECT_EQ(conditions[0].message.size(), kMaxStatusMessageBytes);
+  EXPECT_EQ(conditionsFromJson(toJson(conditions)), conditions);
+
+  UnitRecord unit;
+  json written = toJson(unit);
+  written["reason"] = std::string(300, 'r');
+  written["message"] = std::string(5000, 'm');
+  const UnitRecord read = unitFromJson(written);
+  EXPECT_EQ(read.reason.size(), kMaxStatusReasonBytes);
+  EXPECT_EQ(read.message.size(), kMaxStatusMessageBytes);
+  EXPECT_EQ(unitFromJson(toJson(read)), read);
 }
 
 // Verifies that a whole status survives the JSON round trip, and that the JSON has the shape

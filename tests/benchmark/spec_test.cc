@@ -55,6 +55,12 @@ json matrixOfSize(const std::vector<std::size_t>& sizes) {
   return matrix;
 }
 
+json manyReferences(std::size_t count) {
+  json references = json::object();
+  for (std::size_t i = 0; i < count; ++i) references["m" + std::to_string(i)] = {{"value", 1}};
+  return references;
+}
+
 void expectSameSpec(const RunSpec& got, const RunSpec& want) {
   EXPECT_EQ(got.benchmark, want.benchmark);
   EXPECT_EQ(got.system, want.system);
@@ -450,9 +456,25 @@ TEST(ParseRunSpec, Rejects) {
        {{"spec.matrix", "FieldValueTooMany",
          "Too many: 1100: must have at most 1000 units (trials × repetitions)"}}},
       {"too many units to count",
-       with({{"matrix", matrixOfSize(std::vector<std::size_t>(64, 2))}}),
+       with({{"matrix", matrixOfSize(std::vector<std::size_t>(16, 16))}}),
        {{"spec.matrix", "FieldValueTooMany",
          "Too many: must have at most 1000 units (trials × repetitions)"}}},
+      {"too many parameters",
+       with({{"matrix", matrixOfSize(std::vector<std::size_t>(17, 1))}}),
+       {{"spec.matrix", "FieldValueTooMany", "Too many: 17: must have at most 16 items"}}},
+      {"parameter name too long",
+       with({{"matrix", {{std::string(64, 'a'), {1}}}}}),
+       {{"spec.matrix." + std::string(64, 'a'), "FieldValueTooLong",
+         "Too long: may not be more than 63 bytes"}}},
+      {"a trial's parameters too long for the status",
+       with(
+           {{"matrix", {{"a", {std::string(600, 'x'), "short"}}, {"b", {std::string(600, 'y')}}}}}),
+       {{"spec.matrix", "FieldValueTooLong",
+         "Too long: the largest trial's parameters take 1216 bytes as JSON, and may take at "
+         "most 1024 (the status repeats them for every repetition and result)"}}},
+      {"too many references",
+       with({{"references", manyReferences(65)}}),
+       {{"spec.references", "FieldValueTooMany", "Too many: 65: must have at most 64 items"}}},
       {"several problems in spec order",
        with({{"benchmark", "bert"}, {"repetitions", 0}, {"suspend", 1}}),
        {{"spec.benchmark", "FieldValueNotSupported",

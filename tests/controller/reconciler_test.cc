@@ -136,6 +136,35 @@ TEST_F(ReconcilerTest, PodRunSucceedsOnceItsLogsAreKept) {
     EXPECT_EQ(events_.count(reason), 1) << reason;
 }
 
+// Verifies that what the cluster says of a failed workload reaches the status within its bounds
+// however long it is: the container's reason and termination message (a workload writes the
+// latter), and the Failed condition that repeats them.
+TEST_F(ReconcilerTest, LongTerminationTextIsCutInTheStatus) {
+  const std::string pod = startOne(RunBuilder("loud").obj());
+  edit(kPods, pod, [&](json& o) {
+    o["status"]["phase"] = "Failed";
+    const json terminated = {
+        {"exitCode", 1}, {"reason", std::string(500, 'R')}, {"message", std::string(200000, 'm')}};
+    o["status"]["containerStatuses"] =
+        json::array({{{"name", "benchmark"}, {"state", {{"terminated", terminated}}}}});
+  });
+  reconcile("loud");
+  reconcile("loud");
+  EXPECT_EQ(phase("loud"), "Failed");
+  const std::string reason = trial("loud")["reason"];
+  const std::string message = trial("loud")["message"];
+  EXPECT_EQ(reason, std::string(125, 'R') + "...");
+  EXPECT_EQ(message.size(), benchmark::kMaxStatusMessageBytes);
+  EXPECT_TRUE(message.ends_with("..."));
+  for (const json& c : run("loud")["status"]["conditions"]) {
+    EXPECT_LE(c.value("message", "").size(), benchmark::kMaxStatusMessageBytes) << c.dump();
+    EXPECT_LE(c.value("reason", "").size(), benchmark::kMaxStatusReasonBytes) << c.dump();
+  }
+  const std::string before = run("loud")["status"].dump();
+  reconcile("loud");
+  EXPECT_EQ(run("loud")["status"].dump(), before) << "the cut text must read back unchanged";
+}
+
 // Verifies a failed unit: Failed with the pod's reason, the pod kept and labelled as retained,
 // and deleted once retainFor has passed.
 TEST_F(ReconcilerTest, FailedUnitRetainsItsPodForRetainFor) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hetbench/benchmark/constants.h"
+#include "hetbench/common/go_text.h"
 #include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 
@@ -75,11 +76,13 @@ json toJson(const Condition& c) {
   return out;
 }
 
+// Reason and message are cut as the operator writes them, so that a status from before the
+// bounds (or edited by hand) is written back within them.
 Condition conditionFrom(const json& in) {
   return {stringMember(in, "type"),
           stringMember(in, "status"),
-          stringMember(in, "reason"),
-          stringMember(in, "message"),
+          statusReason(stringMember(in, "reason")),
+          statusMessage(stringMember(in, "message")),
           timeMember(in, "lastTransitionTime"),
           intMember(in, "observedGeneration")};
 }
@@ -216,8 +219,8 @@ UnitRecord unitFromJson(const json& in) {
   const std::string phase = stringMember(in, "phase");
   for (const auto& [p, name] : kPhaseNames)
     if (phase == name) unit.phase = p;
-  unit.reason = stringMember(in, "reason");
-  unit.message = stringMember(in, "message");
+  unit.reason = statusReason(stringMember(in, "reason"));
+  unit.message = statusMessage(stringMember(in, "message"));
   if (const json& workload = member(in, "workload"); workload.is_object()) {
     unit.workloadApiVersion = stringMember(workload, "apiVersion");
     unit.workloadKind = stringMember(workload, "kind");
@@ -262,13 +265,27 @@ std::string runPhase(const std::vector<UnitRecord>& units, bool suspended, bool 
   return anyStarted ? "Running" : "Pending";
 }
 
+namespace {
+// At most `maxBytes` with the "...": a text read back from the status is then kept as it is.
+std::string keepAtMost(std::string_view text, std::size_t maxBytes) {
+  if (text.size() <= maxBytes) return std::string(text);
+  return common::cutText(text, maxBytes - 3);
+}
+}  // namespace
+
+std::string statusReason(std::string_view text) { return keepAtMost(text, kMaxStatusReasonBytes); }
+
+std::string statusMessage(std::string_view text) {
+  return keepAtMost(text, kMaxStatusMessageBytes);
+}
+
 void setCondition(std::vector<Condition>& conditions, std::string_view type,
                   std::string_view status, std::string_view reason, std::string message,
                   common::WallTime now, std::int64_t observedGeneration) {
   auto it = std::find_if(conditions.begin(), conditions.end(),
                          [&](const Condition& c) { return c.type == type; });
   Condition condition{
-      std::string(type), std::string(status), std::string(reason), std::move(message), now,
+      std::string(type), std::string(status), statusReason(reason), statusMessage(message), now,
       observedGeneration};
   if (it == conditions.end()) {
     conditions.push_back(std::move(condition));

@@ -124,6 +124,9 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
                                  "a parameter name must start with a letter or '_' and "
                                  "contain only letters, digits and '_'"));
       valid = false;
+    } else if (name.size() > kMaxParameterNameBytes) {
+      r.add(common::tooLongCause(field, kMaxParameterNameBytes));
+      valid = false;
     }
     const json* values = r.array(field, item);
     if (values == nullptr) {
@@ -162,7 +165,30 @@ bool readMatrix(Reader& r, const json& spec, RunSpec& out, Params& declared) {
     }
     out.matrix.push_back(std::move(parameter));
   }
+  if (declared.size() > kMaxMatrixParameters) {
+    r.add(common::tooManyCause("spec.matrix", static_cast<std::int64_t>(declared.size()),
+                               kMaxMatrixParameters));
+    valid = false;
+  }
   return valid;
+}
+
+// The largest trial takes each parameter's longest value: its parameters as JSON (as the
+// status writes them, strings quoted and escaped) must fit kMaxTrialParameterBytes.
+void checkTrialBytes(Reader& r, const RunSpec& out) {
+  std::size_t bytes = 2;  // {}
+  for (const MatrixParameter& parameter : out.matrix) {
+    std::size_t longest = 0;
+    for (const std::string& value : parameter.values) {
+      longest = std::max(longest, json(value).dump().size());
+    }
+    bytes += json(parameter.name).dump().size() + 2 + longest;  // "name":value,
+  }
+  if (bytes <= kMaxTrialParameterBytes) return;
+  r.add({"spec.matrix", "FieldValueTooLong",
+         "Too long: the largest trial's parameters take " + std::to_string(bytes) +
+             " bytes as JSON, and may take at most " + std::to_string(kMaxTrialParameterBytes) +
+             " (the status repeats them for every repetition and result)"});
 }
 
 // Every $(params.NAME) in the workload or template must name a matrix parameter.
@@ -213,7 +239,10 @@ void readResultsFields(Reader& r, const json& spec, RunSpec& out) {
   }
   if (const json* v = member(spec, "references")) {
     const json* references = r.object("spec.references", *v);
-    if (references != nullptr && r.shallow("spec.references", *references, kMaxNesting)) {
+    if (references != nullptr && references->size() > kMaxReferences) {
+      r.add(common::tooManyCause("spec.references", static_cast<std::int64_t>(references->size()),
+                                 kMaxReferences));
+    } else if (references != nullptr && r.shallow("spec.references", *references, kMaxNesting)) {
       out.references = *references;
     }
   }
@@ -311,6 +340,7 @@ common::Result<RunSpec> parseRunSpec(const json& spec) {
   readCleanup(r, spec, out.cleanup);
   readResultsFields(r, spec, out);
   if (matrixValid && repetitionsValid) checkUnits(r, out);
+  if (matrixValid) checkTrialBytes(r, out);
 
   if (!r.causes().empty()) return common::invalidStatus(std::move(r.causes()));
   return out;

@@ -157,7 +157,7 @@ void Pass::measure(UnitRecord& unit, const std::string& incomplete) {
   }
   if (why.empty()) {
     if (incomplete.empty()) return;
-    unit.message = "log incomplete: " + incomplete;
+    unit.message = benchmark::statusMessage("log incomplete: " + incomplete);
     event(EventType::kWarning, reason::kLogIncomplete,
           unitLabel(unit) + " was measured from an incomplete log: " + incomplete);
     return;
@@ -165,7 +165,7 @@ void Pass::measure(UnitRecord& unit, const std::string& incomplete) {
   if (!incomplete.empty()) message += " (log incomplete: " + incomplete + ")";
   unit.phase = UnitPhase::kFailed;
   unit.reason = why;
-  unit.message = message;
+  unit.message = benchmark::statusMessage(message);
   event(EventType::kWarning, reason::kTrialFailed,
         unitLabel(unit) + " Failed (" + why + "): " + message);
 }

@@ -405,8 +405,8 @@ common::Status Pass::applyRetention(std::vector<UnitRecord>& units) {
 
 void Pass::finish(UnitRecord& unit, const benchmark::UnitEnd& end) {
   unit.phase = end.phase;
-  unit.reason = end.reason;
-  unit.message = end.message;
+  unit.reason = benchmark::statusReason(end.reason);
+  unit.message = benchmark::statusMessage(end.message);
   unit.completionTime = now_;
   const std::string who = unitLabel(unit);
   switch (end.phase) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace hetbench::benchmark {
@@ -52,6 +53,18 @@ inline constexpr int kMasterPort = 29500;
 /// The most (trial, repetition) units one run may plan, so that its status stays far below
 /// etcd's object size limit.
 inline constexpr std::size_t kMaxUnits = 1000;
+/// Matrix parameters per run, the bytes of a parameter's name, and the bytes one trial's
+/// parameters take as JSON: every unit record and trial result of the status repeats them.
+inline constexpr std::size_t kMaxMatrixParameters = 16;
+inline constexpr std::size_t kMaxParameterNameBytes = 63;
+inline constexpr std::size_t kMaxTrialParameterBytes = 1024;
+/// Entries of spec.references (each gives every trial result a check).
+inline constexpr std::size_t kMaxReferences = 64;
+/// The most bytes of a unit's reason, and of a unit's or a condition's message, that the
+/// status keeps: text from the cluster (a pod's termination message, an API error) and from
+/// logs has no bound of its own. Longer text is cut at a rune boundary and ends in "...".
+inline constexpr std::size_t kMaxStatusReasonBytes = 128;
+inline constexpr std::size_t kMaxStatusMessageBytes = 1024;
 
 /// Condition types of a run's and a schedule's status.
 namespace condition {

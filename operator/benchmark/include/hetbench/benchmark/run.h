@@ -69,6 +69,12 @@ bool awaitsMetrics(const UnitRecord& unit);
 /// started; else Pending.
 std::string runPhase(const std::vector<UnitRecord>& units, bool suspended, bool measured = false);
 
+/// A unit's reason, and a unit's or a condition's message, as the status keeps them: cut to
+/// kMaxStatusReasonBytes and kMaxStatusMessageBytes at a rune boundary, "..." included (so
+/// that a kept text is kept again unchanged).
+std::string statusReason(std::string_view text);
+std::string statusMessage(std::string_view text);
+
 /// A condition of `status.conditions`, as the API conventions shape it.
 struct Condition {
   std::string type;
@@ -82,7 +88,8 @@ struct Condition {
 };
 
 /// Sets a condition (adding it when absent), keeping lastTransitionTime when its status does
-/// not change, as the API conventions ask.
+/// not change, as the API conventions ask; its reason and message as statusReason and
+/// statusMessage keep them.
 void setCondition(std::vector<Condition>& conditions, std::string_view type,
                   std::string_view status, std::string_view reason, std::string message,
                   common::WallTime now, std::int64_t observedGeneration);
