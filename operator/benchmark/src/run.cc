@@ -165,6 +165,12 @@ TrialResult trialResultFrom(const json& in) {
   return r;
 }
 
+// At most `maxBytes` with the "...": a text read back from the status is then kept as it is.
+std::string keepAtMost(std::string_view text, std::size_t maxBytes) {
+  if (text.size() <= maxBytes) return std::string(text);
+  return common::cutText(text, maxBytes - 3);
+}
+
 }  // namespace
 
 std::string toString(UnitPhase phase) {
@@ -264,14 +270,6 @@ std::string runPhase(const std::vector<UnitRecord>& units, bool suspended, bool 
   });
   return anyStarted ? "Running" : "Pending";
 }
-
-namespace {
-// At most `maxBytes` with the "...": a text read back from the status is then kept as it is.
-std::string keepAtMost(std::string_view text, std::size_t maxBytes) {
-  if (text.size() <= maxBytes) return std::string(text);
-  return common::cutText(text, maxBytes - 3);
-}
-}  // namespace
 
 std::string statusReason(std::string_view text) { return keepAtMost(text, kMaxStatusReasonBytes); }
 

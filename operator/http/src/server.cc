@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -34,6 +33,8 @@ namespace {
 using namespace wire;
 using detail::formatAddress;
 using detail::peerGone;
+using detail::setReceiveTimeout;
+using detail::setSendTimeout;
 
 constexpr std::size_t kMaxHeaderBytes = 1 << 20;  // Go's http.DefaultMaxHeaderBytes
 constexpr std::size_t kMaxChunkLineBytes = 4096;
@@ -43,25 +44,6 @@ constexpr std::size_t kReadBufferBytes = 16 * 1024;
 constexpr auto kLingerTime = std::chrono::milliseconds(1000);
 
 using Clock = std::chrono::steady_clock;
-
-/// Bounds the next blocking receive on `fd` by `left` (at least a millisecond: zero would mean
-/// no bound at all).
-void setReceiveTimeout(int fd, Clock::duration left) {
-  const auto us = std::max<std::int64_t>(
-      1000, std::chrono::duration_cast<std::chrono::microseconds>(left).count());
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(us / 1000000);
-  tv.tv_usec = static_cast<suseconds_t>(us % 1000000);
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
-void setSendTimeout(int fd, std::chrono::milliseconds timeout) {
-  const auto ms = std::max<std::int64_t>(1, timeout.count());
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(ms / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((ms % 1000) * 1000);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
 
 /// What the accept thread may read of a connection to choose one to give way to a new one:
 /// whether it is inside a request, and since when it has waited for one.

@@ -3,8 +3,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace hetbench::http::detail {
@@ -39,6 +42,25 @@ bool peerGone(int fd) {
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return true;
   }
   return false;
+}
+
+namespace {
+void setTimeout(int fd, int option, std::chrono::steady_clock::duration timeout) {
+  const auto us = std::max<std::int64_t>(
+      1000, std::chrono::duration_cast<std::chrono::microseconds>(timeout).count());
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(us / 1000000);
+  tv.tv_usec = static_cast<suseconds_t>(us % 1000000);
+  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof(tv));
+}
+}  // namespace
+
+void setReceiveTimeout(int fd, std::chrono::steady_clock::duration timeout) {
+  setTimeout(fd, SO_RCVTIMEO, timeout);
+}
+
+void setSendTimeout(int fd, std::chrono::steady_clock::duration timeout) {
+  setTimeout(fd, SO_SNDTIMEO, timeout);
 }
 
 }  // namespace hetbench::http::detail
