@@ -8,12 +8,19 @@ each step, and the GPU's energy over the timed steps from NVML's energy counter 
 samples per watt-hour.
 
   reference.py --model resnet50 --batch 256 --precision bf16 --channels-last [--compile]
+
+With --profile PATH, the timed steps run under torch.profiler, and PATH receives what
+hetbench-train's --profile writes (docs/workloads.md, "Profiling an epoch"): each operator and
+CUDA kernel by name with its calls and total time; the figures then include the profiler's
+overhead.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
 import sys
+import tempfile
 import time
 
 import torch
@@ -116,6 +123,34 @@ class EnergyCounter:
         return self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle) / 1000.0
 
 
+# The Chrome trace categories of the activities that run on the GPU; the rest ran on the CPU.
+DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def write_profile(profiler, path, steps, seconds, device):
+    """The profile as hetbench-train's --profile writes it, from the profiler's Chrome trace."""
+    with tempfile.TemporaryDirectory() as scratch:
+        trace_path = os.path.join(scratch, "trace.json")
+        profiler.export_chrome_trace(trace_path)
+        with open(trace_path, encoding="utf-8") as f:
+            trace = json.load(f)
+    totals = {}
+    for event in trace.get("traceEvents", []):
+        if event.get("ph") != "X" or "dur" not in event:
+            continue
+        side = "cuda" if event.get("cat") in DEVICE_CATEGORIES else "cpu"
+        calls, total = totals.get((side, event["name"]), (0, 0.0))
+        totals[(side, event["name"])] = (calls + 1, total + float(event["dur"]))
+    entries = [{"device": side, "name": name, "calls": calls, "total_us": total}
+               for (side, name), (calls, total) in totals.items()]
+    entries.sort(key=lambda entry: -entry["total_us"])
+    report = {"v": 1, "epoch": 0, "rank": 0, "steps": steps, "wall_seconds": seconds,
+              "device": str(device), "torch": torch.__version__, "entries": entries}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f)
+        f.write("\n")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True, choices=["resnet50", "cosmoflow", "deepcam"])
@@ -128,6 +163,7 @@ def main():
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="cpu: try the script where there is no GPU")
     parser.add_argument("--size", help="a reduced sample size: one side, or HEIGHT,WIDTH")
+    parser.add_argument("--profile", metavar="PATH", help="profile the timed steps into PATH")
     args = parser.parse_args()
     size = [int(side) for side in args.size.split(",")] if args.size else None
 
@@ -167,20 +203,27 @@ def main():
     energy = EnergyCounter(torch.cuda.current_device()) if cuda else None
     losses, step_ms = [], []
     joules_before = energy.read() if energy else None
-    started = time.perf_counter()
+    activities = [torch.profiler.ProfilerActivity.CPU]
     if cuda:
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(args.steps + 1)]
-        ends[0].record()
-    for i in range(args.steps):
-        before = time.perf_counter()
-        losses.append(step())
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    profiling = torch.profiler.profile(activities=activities) if args.profile else None
+    with profiling or contextlib.nullcontext():
+        started = time.perf_counter()
         if cuda:
-            ends[i + 1].record()
-        else:
-            step_ms.append((time.perf_counter() - before) * 1000)
-    synchronize()
-    seconds = time.perf_counter() - started
-    joules_after = energy.read() if energy else None
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(args.steps + 1)]
+            ends[0].record()
+        for i in range(args.steps):
+            before = time.perf_counter()
+            losses.append(step())
+            if cuda:
+                ends[i + 1].record()
+            else:
+                step_ms.append((time.perf_counter() - before) * 1000)
+        synchronize()
+        seconds = time.perf_counter() - started
+        joules_after = energy.read() if energy else None
+    if profiling:
+        write_profile(profiling, args.profile, args.steps, seconds, device)
     if cuda:
         step_ms = [ends[i].elapsed_time(ends[i + 1]) for i in range(args.steps)]
     step_ms.sort()

@@ -53,7 +53,9 @@ TEST(TrainOptions, ParsesEveryFlag) {
                                             "--threads",
                                             "2",
                                             "--procs-per-node",
-                                            "4"});
+                                            "4",
+                                            "--profile",
+                                            "/out/profile.json"});
   ASSERT_TRUE(parsed.options.has_value()) << parsed.error;
   const TrainOptions& o = *parsed.options;
   EXPECT_EQ(o.model, ModelKind::kDeepcam);
@@ -79,6 +81,7 @@ TEST(TrainOptions, ParsesEveryFlag) {
   EXPECT_TRUE(o.mllog);
   EXPECT_EQ(o.threads, 2);
   EXPECT_EQ(o.procsPerNode, 4);
+  EXPECT_EQ(o.profile, "/out/profile.json");
   EXPECT_FALSE(o.zeroInitResidual);
 
   const ParsedArgs defaults = parseTrainArgs(withBase({}));
@@ -90,6 +93,7 @@ TEST(TrainOptions, ParsesEveryFlag) {
   EXPECT_EQ(defaults.options->device, DeviceChoice::kAuto);
   EXPECT_EQ(defaults.options->loaderThreads, 4);
   EXPECT_FALSE(defaults.options->procsPerNode.has_value());
+  EXPECT_TRUE(defaults.options->profile.empty());
   EXPECT_FALSE(parseTrainArgs(withBase({"--procs-per-node", "auto"})).options->procsPerNode);
   EXPECT_FALSE(defaults.options->channelsLast || defaults.options->cudaGraphs ||
                defaults.options->eval || defaults.options->mllog);
@@ -135,6 +139,7 @@ TEST(TrainOptions, RefusesWithAMessage) {
        "flag --procs-per-node: must be from 1 to 1024, not 1025"},
       {withBase({"--procs-per-node", "all"}),
        "flag --procs-per-node: 'all' is neither auto nor an integer"},
+      {withBase({"--profile="}), "flag --profile: must be a file's path, not empty"},
       {withBase({"extra"}), "unexpected argument 'extra' (flags start with --)"},
       {{"--batch-size", "8", "--steps-per-epoch", "1"},
        "--model is required (resnet50, cosmoflow or deepcam)"},
@@ -192,6 +197,7 @@ TEST(TrainOptions, HelpListsTheFlags) {
                            "--mllog",
                            "--threads",
                            "--procs-per-node",
+                           "--profile",
                            "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }

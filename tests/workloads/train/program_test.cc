@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -233,6 +234,54 @@ TEST(Program, RefusesCudaOnACpuMachine) {
 
 // Verifies that after keepFreedMemory a large block comes from malloc's heap rather than from
 // an mmap of its own, which glibc would hand back to the kernel on free.
+// Verifies --profile: the last epoch, and only it, runs under the profiler and says so; the
+// profile names the model's operators with their calls; an unwritable path fails the run before
+// any training.
+TEST(Program, ProfilesTheLastEpoch) {
+  const TempDir dir("train_profile");
+  const std::vector<std::string> base = {"--model",           "resnet50", "--batch-size", "2",
+                                         "--sample-size",     "32",       "--epochs",     "2",
+                                         "--steps-per-epoch", "1",        "--threads",    "1"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--profile", dir.file("profile.json")});
+  const ChildRun run = runTrain(dir, args);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("epoch 2/2 (profiled): 1 steps"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("epoch 1/2 (warm-up): 1 steps"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("\"epoch\":1,\"rank\":0"), std::string::npos);
+  EXPECT_EQ(run.out.find("\"profiled\":true"), run.out.rfind("\"profiled\":true")) << run.out;
+  EXPECT_GT(run.out.find("\"profiled\":true"), run.out.find("\"epoch\":1,\"rank\":0")) << run.out;
+
+  const auto profile = nlohmann::json::parse(slurp(dir.file("profile.json")));
+  EXPECT_EQ(profile.at("v"), 1);
+  EXPECT_EQ(profile.at("epoch"), 1);
+  EXPECT_EQ(profile.at("rank"), 0);
+  EXPECT_EQ(profile.at("steps"), 1);
+  EXPECT_EQ(profile.at("device"), "cpu");
+  EXPECT_GT(profile.at("wall_seconds").get<double>(), 0);
+  const auto& entries = profile.at("entries");
+  ASSERT_FALSE(entries.empty());
+  int64_t convolutions = 0;
+  double previous = entries.front().at("total_us").get<double>();
+  for (const auto& entry : entries) {
+    EXPECT_LE(entry.at("total_us").get<double>(), previous) << entry;
+    previous = entry.at("total_us").get<double>();
+    if (entry.at("name") == "aten::conv2d") {
+      convolutions = entry.at("calls").get<int64_t>();
+    }
+  }
+  EXPECT_EQ(convolutions, 53) << "ResNet-50's convolutions in one forward pass";
+
+  args = base;
+  args.insert(args.end(), {"--profile", dir.file("missing/profile.json")});
+  const ChildRun refused = runTrain(dir, args);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("--profile: cannot write " + dir.file("missing/profile.json")),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(refused.err.find("epoch 1/2"), std::string::npos) << refused.err;
+}
+
 TEST(Program, KeepsFreedMemoryInTheProcess) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "a sanitizer replaces glibc's malloc";

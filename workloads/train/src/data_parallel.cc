@@ -13,7 +13,7 @@ namespace {
 
 /// An EpochFigures as a row of doubles (the integers are far below 2^53), with a presence flag
 /// for each optional part.
-constexpr size_t kFigureFields = 15;
+constexpr size_t kFigureFields = 16;
 using FigureRow = std::array<double, kFigureFields>;
 
 FigureRow toRow(const EpochFigures& figures) {
@@ -32,7 +32,8 @@ FigureRow toRow(const EpochFigures& figures) {
           static_cast<double>(eval.samples),
           eval.lossSum,
           eval.metricSum,
-          eval.seconds};
+          eval.seconds,
+          figures.profiled ? 1.0 : 0.0};
 }
 
 EpochFigures fromRow(const double* row) {
@@ -51,6 +52,7 @@ EpochFigures fromRow(const double* row) {
   if (row[10] != 0.0) {
     figures.eval = EvalTotals{static_cast<int64_t>(row[11]), row[12], row[13], row[14]};
   }
+  figures.profiled = row[15] != 0.0;
   return figures;
 }
 

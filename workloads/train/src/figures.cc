@@ -23,6 +23,7 @@ EpochFigures combineRanks(const std::vector<EpochFigures>& ranks) {
     all.ioSeconds = std::max(all.ioSeconds, rank.ioSeconds);
     all.computeSeconds = std::max(all.computeSeconds, rank.computeSeconds);
     all.warmup = all.warmup || rank.warmup;
+    all.profiled = all.profiled || rank.profiled;
     all.lossSum += rank.lossSum;
     if (all.energyJoules && rank.energyJoules) {
       *all.energyJoules += *rank.energyJoules;

@@ -187,6 +187,14 @@ std::string setData(TrainOptions& options, std::string_view text) {
   return "";
 }
 
+std::string setProfile(TrainOptions& options, std::string_view text) {
+  if (text.empty()) {
+    return "must be a file's path, not empty";
+  }
+  options.profile = text;
+  return "";
+}
+
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"model", "NAME", "the benchmark: " + modelNames(" or ") + " (required)", setModel},
@@ -241,6 +249,10 @@ const std::vector<Flag>& flags() {
        "ranks to start on this node when no launcher did (LOCAL_RANK unset); auto (default): "
        "one per visible GPU, one on the CPU",
        setProcsPerNode},
+      {"profile", "PATH",
+       "profile the last epoch (operators and CUDA kernels) into PATH, PATH.rankN with several "
+       "ranks; that epoch's times include the profiler's overhead",
+       setProfile},
   };
   return table;
 }

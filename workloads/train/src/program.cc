@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "cuda_support.h"
+#include "hetbench/train/profile.h"
 #include "hetbench/train/report.h"
 #include "hetbench/train/trainer.h"
 
@@ -42,11 +44,11 @@ std::string progressLine(const TrainOptions& options, const EpochFigures& mine,
                          const EpochFigures& all) {
   std::ostringstream line;
   line << "hetbench-train: epoch " << mine.epoch + 1 << "/" << options.epochs
-       << (mine.warmup ? " (warm-up)" : "") << ": " << mine.steps << " steps, " << all.samples
-       << " samples in " << seconds(all.wallSeconds) << " (I/O " << seconds(all.ioSeconds) << "), "
-       << std::fixed << std::setprecision(1) << static_cast<double>(all.samples) / all.wallSeconds
-       << " samples/s, loss " << std::setprecision(4)
-       << mine.lossSum / static_cast<double>(mine.steps);
+       << (mine.warmup ? " (warm-up)" : "") << (mine.profiled ? " (profiled)" : "") << ": "
+       << mine.steps << " steps, " << all.samples << " samples in " << seconds(all.wallSeconds)
+       << " (I/O " << seconds(all.ioSeconds) << "), " << std::fixed << std::setprecision(1)
+       << static_cast<double>(all.samples) / all.wallSeconds << " samples/s, loss "
+       << std::setprecision(4) << mine.lossSum / static_cast<double>(mine.steps);
   if (all.eval && all.eval->samples > 0) {
     const auto samples = static_cast<double>(all.eval->samples);
     line << "; eval loss " << all.eval->lossSum / samples << ", "
@@ -149,12 +151,29 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
       << " (" << run.acceleratorName << "), " << run.precision << ", global batch " << batch.global
       << " (" << batch.perRank << " x " << run.worldSize << " ranks), " << run.optimizer << " lr "
       << run.lr << ", " << options.epochs << " epochs" << std::endl;
+  std::optional<EpochProfiler> profiler;
+  if (!options.profile.empty()) {
+    profiler.emplace(profilePathOfRank(options.profile, run.rank, run.worldSize), device.is_cuda());
+  }
   reporter.runStart(run);
 
   for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {
     const bool warmup = epoch < options.warmupEpochs;
+    const bool profiled = profiler && epoch + 1 == options.epochs;
     reporter.epochStart(epoch);
+    if (profiled) {
+      profiler->start();
+    }
     EpochFigures mine = trainer.trainEpoch(epoch, *data.train, warmup);
+    if (profiled) {
+      mine.profiled = true;
+      profiler->stopAndWrite({epoch,
+                              run.rank,
+                              mine.steps,
+                              mine.wallSeconds,
+                              device.is_cuda() ? device.str() : "cpu",
+                              {}});
+    }
     reporter.epochStop(epoch);
     if (options.eval) {
       reporter.evalStart(epoch);

@@ -158,6 +158,9 @@ void Reporter::epoch(const EpochFigures& mine, const EpochFigures& all) {
     event["energy_joules"] = *mine.energyJoules;
   }
   event["warmup"] = mine.warmup;
+  if (mine.profiled) {
+    event["profiled"] = true;
+  }
   event["steps"] = mine.steps;
   if (mine.steps > 0) {
     event["train_loss"] = mine.lossSum / static_cast<double>(mine.steps);

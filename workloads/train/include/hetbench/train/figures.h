@@ -29,7 +29,8 @@ struct EpochFigures {
   double ioSeconds = 0;       // waiting for batches and copying them to the device
   double computeSeconds = 0;  // wallSeconds - ioSeconds
   bool warmup = false;
-  double lossSum = 0;  // the training loss summed over the steps
+  bool profiled = false;  // run under --profile, whose overhead its times include
+  double lossSum = 0;     // the training loss summed over the steps
   std::optional<double> energyJoules;
   std::optional<EvalTotals> eval;
 

@@ -46,6 +46,8 @@ struct TrainOptions {
   int64_t threads = 0;  // intra-op CPU threads; 0: LibTorch's default
   /// Processes this program starts on its node, one per GPU (launcher.h); unset: auto.
   std::optional<int64_t> procsPerNode;
+  /// --profile: where the last epoch's profile goes (profile.h); empty: no profiling.
+  std::string profile;
 
   bool synthetic() const { return data == "synthetic"; }
 };
