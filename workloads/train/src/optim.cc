@@ -33,10 +33,9 @@ Optimizer::Live Optimizer::live() const {
   return live;
 }
 
-void Optimizer::zeroGrad() {
-  const std::vector<torch::Tensor> grads = gradients();
-  if (!grads.empty()) {
-    at::_foreach_zero_(grads);
+void Optimizer::clearGradients() {
+  for (torch::Tensor& param : params_) {
+    param.mutable_grad().reset();
   }
 }
 

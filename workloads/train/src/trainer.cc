@@ -218,18 +218,14 @@ void Trainer::finishStep() {
 
 torch::Tensor Trainer::step(const models::Batch& batch) {
   if (!config_.cudaGraphs) {
-    optimizer_->zeroGrad();
+    optimizer_->clearGradients();
     forwardBackward(batch);
   } else {
     if (!graph_) {
       graphBatch_ = batch;
-      const auto dropGradients = [this] {
-        for (auto& parameter : optimizer_->parameters()) {
-          parameter.mutable_grad().reset();
-        }
-      };
       graph_ = std::make_unique<cuda::StepGraph>([this] { forwardBackward(graphBatch_); },
-                                                 kGraphWarmupRuns, dropGradients);
+                                                 kGraphWarmupRuns,
+                                                 [this] { optimizer_->clearGradients(); });
     } else if (!batch.input.is_same(graphBatch_.input)) {
       graphBatch_.input.copy_(batch.input, /*non_blocking=*/true);
       graphBatch_.target.copy_(batch.target, /*non_blocking=*/true);

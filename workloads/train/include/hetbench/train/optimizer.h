@@ -21,9 +21,10 @@ class Optimizer {
   /// (weight decay is added to them), as they are consumed by the step.
   virtual void step() = 0;
 
-  /// Zeroes the gradients in place (one kernel call), keeping their memory: cheaper than
-  /// freeing and reallocating it every step on the CPU.
-  void zeroGrad();
+  /// Drops the gradients (PyTorch's zero_grad(set_to_none=True)), so that the next backward
+  /// hands each parameter its gradient rather than adding it to a zeroed one: one kernel per
+  /// parameter and step fewer than zeroing in place.
+  void clearGradients();
 
   /// The parameters' gradients that are defined, in parameter order: what a distributed run
   /// averages between backward and step.
