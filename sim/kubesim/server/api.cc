@@ -7,6 +7,7 @@
 #include "apimachinery/selectors.h"
 #include "hetbench/common/time.h"
 #include "server/object_meta.h"
+#include "server/pod_security.h"
 #include "server/strategy.h"
 
 namespace hetbench::kubesim {
@@ -237,6 +238,15 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   ApiResult<std::vector<std::string>> admitted = admit(type, body, nullptr, options, clock_);
   if (!admitted.isOk()) return admitted.error();
   result.warnings.insert(result.warnings.end(), admitted->begin(), admitted->end());
+  // The PodSecurity admission plugin validates after the object's own validation.
+  if (type.group.empty() && type.resource == "pods") {
+    const std::optional<json> nsObject = store_.get(typeOf("", "namespaces")->storageKey(), "", ns);
+    const json labels = nsObject ? (*nsObject)["metadata"].value("labels", json::object()) : json();
+    PodSecurityDecision podSecurity = admitPodSecurity(body, labels);
+    if (podSecurity.refusal) return errors::forbidden(type, name, *podSecurity.refusal);
+    result.warnings.insert(result.warnings.end(), podSecurity.warnings.begin(),
+                           podSecurity.warnings.end());
+  }
 
   if (strategyFor(type).generation) meta["generation"] = 1;
   // Storage refuses a create that names a resourceVersion.
