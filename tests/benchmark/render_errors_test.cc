@@ -187,6 +187,23 @@ TEST(ParseWorkload, RejectsBadWorkloads) {
        {{"image", "i"}, {"kind", "Po\nd\x01"}},
        "spec.workload.kind",
        "Unsupported value: \"Po\\nd\\x01\": supported values: \"Pod\", \"Job\", \"IPUJob\""},
+      {"security context not an object",
+       {{"image", "i"}, {"securityContext", "privileged"}},
+       "spec.workload.securityContext",
+       "Invalid value: \"string\": spec.workload.securityContext" + type + "object: \"string\""},
+      {"pod security context not an object",
+       {{"image", "i"}, {"podSecurityContext", json::array()}},
+       "spec.workload.podSecurityContext",
+       "Invalid value: \"array\": spec.workload.podSecurityContext" + type + "object: \"array\""},
+      {"token of the wrong type",
+       {{"image", "i"}, {"automountServiceAccountToken", "yes"}},
+       "spec.workload.automountServiceAccountToken",
+       "Invalid value: \"string\": spec.workload.automountServiceAccountToken" + type +
+           "boolean: \"string\""},
+      {"empty service account",
+       {{"image", "i"}, {"serviceAccountName", ""}},
+       "spec.workload.serviceAccountName",
+       "Required value"},
   };
   for (const ErrorCase& c : cases) {
     common::Result<Workload> got = parseWorkload(c.input, "spec.workload");
@@ -222,6 +239,8 @@ TEST(ParseWorkload, ReadsEveryField) {
     "volumes": [{"name": "d", "claimName": "c", "mountPath": "/m", "readOnly": false}],
     "training": {"batchSize": "32", "epochs": 3, "stepsPerEpoch": "10", "precision": "fp32",
                  "data": "/m/imagenet"},
+    "podSecurityContext": {"runAsUser": 1000}, "securityContext": {"privileged": false},
+    "serviceAccountName": "bench", "automountServiceAccountToken": true,
     "unknownField": true
   })"),
                                                "spec.workload");
@@ -251,6 +270,10 @@ TEST(ParseWorkload, ReadsEveryField) {
   EXPECT_EQ(w.training.stepsPerEpoch, 10);
   EXPECT_EQ(w.training.precision, "fp32");
   EXPECT_EQ(w.training.data, "/m/imagenet");
+  EXPECT_EQ(w.podSecurityContext, json({{"runAsUser", 1000}}));
+  EXPECT_EQ(w.securityContext, json({{"privileged", false}}));
+  EXPECT_EQ(w.serviceAccountName, "bench");
+  EXPECT_TRUE(w.automountServiceAccountToken);
 }
 
 // Verifies that a template of an unsupported kind, or one that could never end, is Invalid.

@@ -73,6 +73,50 @@ TEST(UnitName, StableForAUidAndDistinctAcrossUids) {
   EXPECT_NE(unitName(kRun, unitOf(1, 11)), unitName(kRun, unitOf(11, 1)));
 }
 
+const json kRestrictedPod = {{"runAsNonRoot", true},
+                             {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+const json kRestrictedContainer = {{"allowPrivilegeEscalation", false},
+                                   {"capabilities", {{"drop", {"ALL"}}}}};
+
+// Verifies the security fields: each field given replaces the default's field of that name and
+// leaves the others, for the pod and the container alike; the service account and its token
+// when asked for; an IPUJob's worker gets the fields given and no defaults.
+TEST(RenderUnit, SecurityFieldsOverTheRestrictedDefaults) {
+  const RunSpec spec = workloadSpec(json::parse(R"({
+    "image": "hetbench/train:rocm",
+    "podSecurityContext": {"runAsUser": 65532, "supplementalGroups": [44, 110]},
+    "securityContext": {"capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]},
+                        "readOnlyRootFilesystem": true},
+    "serviceAccountName": "bench", "automountServiceAccountToken": true
+  })"));
+  const json got = mustRender(spec, unitOf(0, 0)).workload;
+  EXPECT_EQ(got["spec"]["securityContext"],
+            json::parse(R"({"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"},
+                            "runAsUser": 65532, "supplementalGroups": [44, 110]})"));
+  EXPECT_EQ(got["spec"]["containers"][0]["securityContext"],
+            json::parse(R"({"allowPrivilegeEscalation": false,
+                            "capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]},
+                            "readOnlyRootFilesystem": true})"));
+  EXPECT_EQ(got["spec"]["serviceAccountName"], "bench");
+  EXPECT_EQ(got["spec"]["automountServiceAccountToken"], true);
+
+  const RunSpec lifted = workloadSpec(json::parse(R"({
+    "image": "custom:latest", "podSecurityContext": {"runAsNonRoot": false}
+  })"));
+  EXPECT_EQ(mustRender(lifted, unitOf(0, 0)).workload["spec"]["securityContext"]["runAsNonRoot"],
+            false);
+
+  const RunSpec ipu = workloadSpec(json::parse(R"({
+    "kind": "IPUJob", "image": "hetbench/train:ipu",
+    "accelerator": {"resource": "graphcore.ai/ipu", "count": 1},
+    "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}}
+  })"));
+  const json worker = mustRender(ipu, unitOf(0, 0)).workload["spec"]["workers"]["template"]["spec"];
+  EXPECT_FALSE(worker.contains("securityContext")) << worker.dump(2);
+  EXPECT_EQ(worker["containers"][0]["securityContext"],
+            json::parse(R"({"capabilities": {"add": ["IPC_LOCK"]}})"));
+}
+
 // Verifies a single-GPU Pod in full: labels, owner, the container's flags from `training`,
 // environment, GPU limits and requests, and the product selector.
 TEST(RenderUnit, PodInFull) {
@@ -103,6 +147,9 @@ TEST(RenderUnit, PodInFull) {
   want["metadata"]["labels"] = unitLabels(1, 0, "resnet50");
   want["metadata"]["ownerReferences"] = kOwnerReferences;
   want["spec"]["activeDeadlineSeconds"] = 7260;  // timeLimit 2h and a minute
+  want["spec"]["securityContext"] = kRestrictedPod;
+  want["spec"]["containers"][0]["securityContext"] = kRestrictedContainer;
+  want["spec"]["automountServiceAccountToken"] = false;
   EXPECT_EQ(got.workload, want) << got.workload.dump(2);
   EXPECT_EQ(got.name, "resnet-sweep-t1-r0-9mrvp");
   EXPECT_EQ(got.kind, WorkloadKind::kPod);
@@ -152,6 +199,9 @@ TEST(RenderUnit, MultiNodeJobInFull) {
   want["metadata"]["ownerReferences"] = kOwnerReferences;
   want["spec"]["template"]["metadata"]["labels"] = unitLabels(0, 2, "resnet50");
   want["spec"]["activeDeadlineSeconds"] = 7260;
+  want["spec"]["template"]["spec"]["securityContext"] = kRestrictedPod;
+  want["spec"]["template"]["spec"]["containers"][0]["securityContext"] = kRestrictedContainer;
+  want["spec"]["template"]["spec"]["automountServiceAccountToken"] = false;
   EXPECT_EQ(got.workload, want) << got.workload.dump(2);
   EXPECT_EQ(got.kind, WorkloadKind::kJob);
   EXPECT_EQ(got.expectedPods, 2);
@@ -209,6 +259,8 @@ TEST(RenderUnit, IpuJobInFull) {
   want["metadata"]["ownerReferences"] = kOwnerReferences;
   want["spec"]["workers"]["template"]["metadata"]["labels"] = unitLabels(2, 0, "cosmoflow");
   want["spec"]["workers"]["template"]["spec"]["activeDeadlineSeconds"] = 7260;
+  // No security defaults: the IPU operator makes its workers privileged.
+  want["spec"]["workers"]["template"]["spec"]["automountServiceAccountToken"] = false;
   EXPECT_EQ(got.workload, want) << got.workload.dump(2);
   EXPECT_EQ(got.kind, WorkloadKind::kIpuJob);
   EXPECT_EQ(got.expectedPods, 2);

@@ -9,8 +9,9 @@
       runs the CPU sample on kubesim to Succeeded; every API request it makes is allowed by the
       rendered RBAC; it writes only to its log volume.
   packaging_test.py samples WORK KUBESIM OPERATOR
-      Every object of manifests/samples/ passes admission (a server-side dry run), and every
-      BenchmarkRun among them is accepted by the operator.
+      Every object of manifests/samples/ passes admission (a server-side dry run), every
+      BenchmarkRun among them is accepted by the operator, and each one's pods (IPUJobs aside)
+      are admitted in a namespace that enforces the restricted Pod Security Standard.
   packaging_test.py dockerfile WORK BINARY...
       The build stage of Dockerfile installs the operator's build packages only (scripts/setup
       --operator-only, no test or workload package) and configures without the tests, kubesim
@@ -106,10 +107,11 @@ class Kubesim:
             raise Failure(f"kubectl {' '.join(args)} failed:\n{output}")
         return result.returncode, output
 
-    def create_namespace(self, name):
+    def create_namespace(self, name, labels=None):
         # From a manifest: `kubectl create namespace` sends protobuf, which kubesim does not read.
+        metadata = {"name": name, "labels": labels} if labels else {"name": name}
         self.kubectl("create", "-f", "-", stdin=json.dumps(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}))
 
     def stop(self):
         stop_process(self.process)
@@ -639,7 +641,9 @@ def check_samples(work, kubesim, operator):
         cluster.kubectl("wait", "--for=condition=Established", "--timeout=20s",
                         "crd/benchmarkruns.hetbench.io", "crd/benchmarkschedules.hetbench.io",
                         "crd/ipujobs.graphcore.ai")
-        cluster.create_namespace("samples")
+        # Pods built from a workload meet the restricted Pod Security Standard, and so must the
+        # samples' templates: kubesim's PodSecurity admission refuses any pod that does not.
+        cluster.create_namespace("samples", {"pod-security.kubernetes.io/enforce": "restricted"})
 
         problems = []
         runs = []
@@ -690,8 +694,30 @@ def check_samples(work, kubesim, operator):
             problems.append(f"{label}: no Accepted condition within 30 s")
         if problems:
             raise Failure("\n".join(problems))
+
+        # Graphcore's IPU operator makes an IPUJob's workers privileged, so those need a
+        # privileged namespace whatever hetbench renders; every other run's pods are admitted.
+        def workload_kind(obj):
+            spec = obj["spec"]
+            return spec["template"]["kind"] if "template" in spec else \
+                spec["workload"].get("kind", "Pod")
+        without_pods = {obj["metadata"]["name"]: label for label, obj in runs
+                        if workload_kind(obj) != "IPUJob"}
+        checked = len(without_pods)
+        for _ in deadline_loop(30, 0.2):
+            _, out = cluster.kubectl("get", "pods", "-n", "samples", "-o", "json")
+            for item in json.loads(out)["items"]:
+                without_pods.pop(item["metadata"].get("labels", {}).get("hetbench.io/run"), None)
+            if not without_pods:
+                break
+        if without_pods:
+            _, events = cluster.kubectl("get", "events", "-n", "samples", check=False)
+            raise Failure("no pod admitted under the restricted PodSecurity level within 30 s: " +
+                          ", ".join(without_pods.values()) + f"\n{events}\n" +
+                          operator_log.read_text()[-4000:])
         print(f"samples: {count} objects in {len(files)} files pass admission; "
-              f"{len(runs)} BenchmarkRuns accepted by the operator")
+              f"{len(runs)} BenchmarkRuns accepted by the operator; the pods of {checked} "
+              "admitted in a namespace that enforces the restricted Pod Security Standard")
     finally:
         if process is not None:
             stop_process(process)

@@ -188,6 +188,14 @@ json envVar(std::string_view name, std::string value) {
 
 bool isGpu(const std::string& resource) { return resource == kNvidiaGpu || resource == kAmdGpu; }
 
+// A security context: the restricted defaults (none for an IPUJob's workers, which the IPU
+// operator makes privileged) with each field the workload sets put in their place.
+json securityContextOf(WorkloadKind kind, json defaults, const json& fields) {
+  json context = kind == WorkloadKind::kIpuJob ? json::object() : std::move(defaults);
+  for (const auto& [key, value] : fields.items()) context[key] = value;
+  return context;
+}
+
 // The command line of hetbench-train when the workload does not give `args`:
 //   --model <benchmark> [--batch-size N] [--epochs N] [--steps-per-epoch N] [--precision P]
 //   [--data D] --device <cuda|cpu>
@@ -244,6 +252,12 @@ json benchmarkContainer(const RunRef& run, const RunSpec& spec, const Unit& unit
   }
   if (!resources.empty()) container["resources"] = std::move(resources);
 
+  if (json security =
+          securityContextOf(w.kind, restrictedContainerSecurityContext(), w.securityContext);
+      !security.empty()) {
+    container["securityContext"] = std::move(security);
+  }
+
   if (!w.volumes.empty()) {
     json mounts = json::array();
     for (const Volume& v : w.volumes) {
@@ -278,6 +292,13 @@ json podSpecOf(const RunRef& run, const RunSpec& spec, const Unit& unit, const W
   }
   // Indexed pods are named <name>-<index>; in the Service's subdomain rank 0 is <name>-0.<name>.
   if (w.kind == WorkloadKind::kJob && w.nodes > 1) podSpec["subdomain"] = name;
+  if (json security =
+          securityContextOf(w.kind, restrictedPodSecurityContext(), w.podSecurityContext);
+      !security.empty()) {
+    podSpec["securityContext"] = std::move(security);
+  }
+  if (!w.serviceAccountName.empty()) podSpec["serviceAccountName"] = w.serviceAccountName;
+  podSpec["automountServiceAccountToken"] = w.automountServiceAccountToken;
   return podSpec;
 }
 
@@ -361,6 +382,14 @@ json objectMeta(const UnitMeta& m) {
 }
 
 }  // namespace internal
+
+json restrictedPodSecurityContext() {
+  return {{"runAsNonRoot", true}, {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+}
+
+json restrictedContainerSecurityContext() {
+  return {{"allowPrivilegeEscalation", false}, {"capabilities", {{"drop", json::array({"ALL"})}}}};
+}
 
 std::string runId(const std::string& uid) {
   // FNV-1a (64 bit) of the uid, written as base-27 digits over kShortIdAlphabet, least
@@ -454,6 +483,17 @@ common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std
   }
   if (const json& v = member(workload, "training"); !v.is_null()) {
     parseTraining(r, v, at("training"), out.training);
+  }
+  for (const auto& [key, target] : {std::pair{"podSecurityContext", &out.podSecurityContext},
+                                    std::pair{"securityContext", &out.securityContext}}) {
+    if (const json& v = member(workload, key); !v.is_null() && r.object(at(key), v)) *target = v;
+  }
+  if (const json& v = member(workload, "serviceAccountName"); !v.is_null()) {
+    out.serviceAccountName = r.name(at("serviceAccountName"), v).value_or("");
+  }
+  if (const json& v = member(workload, "automountServiceAccountToken"); !v.is_null()) {
+    out.automountServiceAccountToken =
+        r.boolean(at("automountServiceAccountToken"), v).value_or(false);
   }
 
   // Rules across fields, judged only on fields that parsed.

@@ -53,7 +53,21 @@ struct Workload {
   nlohmann::json env = nlohmann::json::array();
   std::vector<Volume> volumes;
   Training training;
+  /// Fields over the pod's and the container's security contexts that renderUnit gives a
+  /// structured workload (restrictedPodSecurityContext, restrictedContainerSecurityContext),
+  /// each replacing the default's field of that name; empty objects when absent.
+  nlohmann::json podSecurityContext = nlohmann::json::object();
+  nlohmann::json securityContext = nlohmann::json::object();
+  std::string serviceAccountName;             // "" leaves the namespace's default
+  bool automountServiceAccountToken = false;  // the pods get no API token unless asked
 };
+
+/// The settings of the `restricted` Pod Security Standard that a structured workload's pods get
+/// at the pod level (runAsNonRoot, the runtime's default seccomp profile) and in their
+/// container (no privilege escalation, every capability dropped). IPUJob workers get neither:
+/// Graphcore's IPU operator makes them privileged and puts them on the host network.
+nlohmann::json restrictedPodSecurityContext();
+nlohmann::json restrictedContainerSecurityContext();
 
 /// Parses a substituted workload; errors are Invalid with causes under `path`
 /// (`spec.workload.accelerator.count: Invalid value: -1: must be greater than or equal to 0`).
@@ -97,7 +111,9 @@ std::string unitName(const RunRef& run, const Unit& unit);
 /// Renders a unit: substitutes the unit's parameters into spec.workload or spec.template,
 /// parses it, and builds the object with the unit's name, namespace, the labels of
 /// constants.h (also on pod templates), an ownerReference to the run (controller: true,
-/// blockOwnerDeletion: true). A structured workload's one container, `benchmark`, gets the
+/// blockOwnerDeletion: true). A structured workload's pods meet the restricted Pod Security
+/// Standard unless its security fields say otherwise (see Workload), and mount no service
+/// account token unless asked. A structured workload's one container, `benchmark`, gets the
 /// HETBENCH_* environment before the user's and, for a Job with nodes > 1, an Indexed Job
 /// (completions = parallelism = nodes) whose pods get MASTER_ADDR (rank 0's hostname in the
 /// Service's subdomain), MASTER_PORT, WORLD_SIZE and RANK (the completion index). An IPUJob has
