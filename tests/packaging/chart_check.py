@@ -5,9 +5,10 @@
                            top-level value is used
   chart_check.py actions   every template's {{ }} balance, its if/range/with/define blocks are
                            closed, and the names of include/template and define match
-  chart_check.py sources   the chart's CRDs, rules and dashboards are links to crds/ and
-                           manifests/observability/ (one copy each), and its RBAC rules are
-                           those of manifests/operator/clusterrole.yaml
+  chart_check.py sources   the chart's CRDs, rules, dashboards and user roles are links to
+                           crds/, manifests/observability/ and manifests/operator/ (one copy
+                           each), and its RBAC rules are those of
+                           manifests/operator/clusterrole.yaml
 
 Each prints what it found wrong and exits 1, or prints a one-line summary and exits 0.
 """
@@ -149,6 +150,11 @@ def check_sources():
     if link_target(rule) != want:
         problems.append("helm/hetbench/files/prometheusrule.yaml must be a link to "
                         "manifests/observability/prometheusrule.yaml")
+    count += 1
+    roles = CHART / "files" / "user-roles.yaml"
+    if link_target(roles) != (ROOT / "manifests" / "operator" / "user-roles.yaml").resolve():
+        problems.append("helm/hetbench/files/user-roles.yaml must be a link to "
+                        "manifests/operator/user-roles.yaml")
     count += 1
 
     cluster_roles = [d for d in yaml.safe_load_all(

@@ -3,7 +3,8 @@
 
   packaging_test.py apply WORK KUBESIM
       `kubectl apply -k manifests/` against a kubesim succeeds, names every object of
-      `kubectl kustomize manifests/`, stores each as rendered, and a second apply changes nothing.
+      `kubectl kustomize manifests/`, stores each as rendered, and a second apply changes nothing;
+      the optional manifests/policy/ passes a server-side dry run.
   packaging_test.py operator WORK KUBESIM OPERATOR
       The operator run with the container args and env of the Deployment that manifests/ renders
       runs the CPU sample on kubesim to Succeeded; every API request it makes is allowed by the
@@ -207,9 +208,17 @@ def check_apply(work, kubesim):
         changed = [line for line in again.splitlines() if not line.endswith(" unchanged")]
         if changed:
             problems.append("a second apply changed objects:\n" + "\n".join(changed))
+
+        # The optional admission policy (manifests/policy/), beside the base it refers to.
+        code, policy = cluster.kubectl("apply", "--dry-run=server", "-k", str(MANIFESTS / "policy"),
+                                       check=False)
+        policy_lines = [line for line in policy.splitlines() if line.endswith("(server dry run)")]
+        if code != 0 or len(policy_lines) != 3:
+            problems.append(f"kubectl apply --dry-run=server -k manifests/policy/:\n{policy}")
         if problems:
             raise Failure("\n".join(problems))
-        print(f"apply: {len(objects)} objects applied as rendered ({', '.join(kinds)})")
+        print(f"apply: {len(objects)} objects applied as rendered ({', '.join(kinds)}); "
+              f"manifests/policy/ passes a server-side dry run ({len(policy_lines)} objects)")
     finally:
         cluster.stop()
 

@@ -200,7 +200,11 @@ const Strategy& strategyFor(const ResourceType& type) {
   if (key == "/nodes") return kNode;
   if (key == "/services") return kService;
   if (key == "/events") return kEvent;
-  if (key == "apps/deployments") return kGenerational;
+  if (key == "apps/deployments" ||
+      key == "admissionregistration.k8s.io/validatingadmissionpolicies" ||
+      key == "admissionregistration.k8s.io/validatingadmissionpolicybindings") {
+    return kGenerational;
+  }
   if (key == "/serviceaccounts" || key == "/persistentvolumeclaims") return kReturnsDeleted;
   return kDefault;
 }
@@ -227,6 +231,10 @@ void registerBuiltinResources(ResourceRegistry& registry) {
       builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, {}, {}));
   registry.add(builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
                        "ClusterRoleBinding", false, {}, {}));
+  registry.add(builtin("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies",
+                       "ValidatingAdmissionPolicy", false, {}, {"status"}));
+  registry.add(builtin("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings",
+                       "ValidatingAdmissionPolicyBinding", false, {}, {}));
   registry.add(builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                        "CustomResourceDefinition", false, {"crd", "crds"}, {"status"}));
 }

@@ -1,0 +1,43 @@
+// Evaluates a ValidatingAdmissionPolicy's variables and validations, as the API server does, on
+// each case's object and params, with @bufbuild/cel (a CEL implementation; scripts/npm-tools).
+//   node cel_eval.mjs NODE_MODULES < {"variables": [...], "validations": [...], "cases": [...]}
+// Prints one JSON object per case: {"name", "denied": [messages of failed validations],
+// "errors": [evaluation errors]}. A variable or validation that fails to evaluate denies, as
+// under failurePolicy Fail.
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const { run, isCelError } = await import(
+  pathToFileURL(`${process.argv[2]}/@bufbuild/cel/dist/esm/index.js`).href);
+
+// JSON as CEL sees a Kubernetes object: maps, lists, int for integral numbers.
+function toCel(value) {
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value !== null && typeof value === "object") {
+    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
+  }
+  if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
+  return value;
+}
+
+const input = JSON.parse(readFileSync(0, "utf8"));
+for (const c of input.cases) {
+  const bindings = { object: toCel(c.object), params: toCel(c.params ?? null) };
+  const variables = new Map();
+  const result = { name: c.name, denied: [], errors: [] };
+  // An evaluation error is returned as a value (or thrown, for a syntax error).
+  const evaluate = (expression) => {
+    const value = run(expression, { ...bindings, variables });
+    if (isCelError(value)) throw new Error(`${expression.trim()}: ${value.message}`);
+    return value;
+  };
+  try {
+    for (const v of input.variables) variables.set(v.name, evaluate(v.expression));
+    for (const check of input.validations) {
+      if (evaluate(check.expression) !== true) result.denied.push(check.message);
+    }
+  } catch (e) {
+    result.errors.push(String(e.message ?? e));
+  }
+  console.log(JSON.stringify(result));
+}
