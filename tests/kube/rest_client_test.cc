@@ -254,6 +254,45 @@ TEST(RestClient, TlsWithClientCertificate) {
   EXPECT_TRUE(f.client(untrusted)->list(kConfigMaps, "default", {}).status().isUnavailable());
 }
 
+// Verifies the kubeconfig's tls-server-name: a server whose certificate names only
+// kubesim.test, reached at 127.0.0.1, is trusted for requests, watches and log streams when
+// tls-server-name is kubesim.test, and refused without it or with another name.
+TEST(RestClient, TlsServerNameChecksTheCertificateAgainstThatName) {
+  Harness::Options options;
+  options.tls = true;
+  options.token = "required";
+  options.tlsDnsNames = {"kubesim.test"};
+  options.tlsIpAddresses = {};
+  Fixture f(options);
+  RestConfig config;
+  config.server = "https://127.0.0.1:" + std::to_string(f.harness.port());
+  config.caPem = f.harness.certificate().caCertPem;
+  config.token = "required";
+  config.tlsServerName = "kubesim.test";
+  const std::unique_ptr<KubeClient> client = f.client(config);
+  ASSERT_TRUE(client->create(kConfigMaps, "default", configMap("named")).isOk());
+  common::Result<ListResult> listed = client->list(kConfigMaps, "default", {});
+  ASSERT_TRUE(listed.isOk()) << listed.status().toString();
+  WatchOptions watch;
+  watch.resourceVersion = listed->resourceVersion;
+  watch.timeout = 1s;
+  common::Result<std::unique_ptr<WatchStream>> stream =
+      client->watch(kConfigMaps, "default", watch);
+  EXPECT_TRUE(stream.isOk()) << stream.status().toString();
+  // A log stream reaches the server, which has no such pod.
+  const auto ignore = [](std::string_view) { return true; };
+  EXPECT_TRUE(client->streamLogs("default", "missing", {}, ignore).isNotFound());
+
+  for (const std::string& name : {std::string(), std::string("other.test")}) {
+    RestConfig wrong = config;
+    wrong.tlsServerName = name;
+    const std::unique_ptr<KubeClient> refused = f.client(wrong);
+    EXPECT_TRUE(refused->list(kConfigMaps, "default", {}).status().isUnavailable()) << name;
+    EXPECT_TRUE(refused->watch(kConfigMaps, "default", watch).status().isUnavailable()) << name;
+    EXPECT_TRUE(refused->streamLogs("default", "missing", {}, ignore).isUnavailable()) << name;
+  }
+}
+
 // Verifies retries: bursts of 503/429 with Retry-After and of 500 on reads are absorbed.
 TEST(RestClient, RetriesTransientFailures) {
   Fixture f;

@@ -96,6 +96,11 @@ class RestKubeClient final : public KubeClient {
         client_(utility::conversions::to_string_t(config_.server),
                 clientConfig(options_.requestTimeout)) {}
 
+  RequestHeaders headersWith(const std::string& token) const {
+    const bool https = config_.server.rfind("https://", 0) == 0;
+    return {token, options_.userAgent, https ? config_.tlsServerName : std::string()};
+  }
+
   client::http_client_config clientConfig(std::chrono::milliseconds timeout) const {
     client::http_client_config c;
     c.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
@@ -132,9 +137,7 @@ class RestKubeClient final : public KubeClient {
       if (!creds.isOk()) return creds.status().withContext("credentials");
       http::http_request request(method);
       request.set_request_uri(utility::conversions::to_string_t(target));
-      request.headers().add("Accept", "application/json");
-      request.headers().add("User-Agent", options_.userAgent);
-      if (!creds->token.empty()) request.headers().add("Authorization", "Bearer " + creds->token);
+      headersWith(creds->token).addTo(request);
       if (!body.empty() || method == http::methods::POST || method == http::methods::PUT ||
           method == http::methods::PATCH) {
         request.set_body(body, contentType);
@@ -279,8 +282,7 @@ class RestKubeClient final : public KubeClient {
     limiter_.acquire();
     // The stream may stay quiet for a while between events: its own client allows that.
     return openWatch(config_.server, clientConfig(options.timeout + std::chrono::seconds(60)),
-                     resourcePath(gvr, ns) + q.str(), creds->token, options_.userAgent, observer_,
-                     clock_);
+                     resourcePath(gvr, ns) + q.str(), headersWith(creds->token), observer_, clock_);
   }
 
   common::Status streamLogs(const std::string& ns, const std::string& pod,
@@ -300,8 +302,8 @@ class RestKubeClient final : public KubeClient {
     if (!creds.isOk()) return creds.status().withContext("credentials");
     limiter_.acquire();
     const std::string path = resourcePath(resources::kPods, ns, pod, "log") + q.str();
-    return streamBody(config_.server, clientConfig(std::chrono::hours(24)), path, creds->token,
-                      options_.userAgent, onData, options.canceller.get());
+    return streamBody(config_.server, clientConfig(std::chrono::hours(24)), path,
+                      headersWith(creds->token), onData, options.canceller.get());
   }
 
   common::Result<GroupVersionResource> resourceFor(const std::string& apiVersion,

@@ -36,16 +36,13 @@ struct Opened {
 
 common::Result<Opened> open(const std::string& server,
                             const web::http::client::http_client_config& config,
-                            const std::string& target, const std::string& token,
-                            const std::string& userAgent) {
+                            const std::string& target, const RequestHeaders& headers) {
   Opened o;
   try {
     o.client = std::make_unique<web::http::client::http_client>(server, config);
     http::http_request request(http::methods::GET);
     request.set_request_uri(target);
-    request.headers().add("Accept", "application/json");
-    request.headers().add("User-Agent", userAgent);
-    if (!token.empty()) request.headers().add("Authorization", "Bearer " + token);
+    headers.addTo(request);
     o.response = o.client->request(request, o.cancel.get_token()).get();
   } catch (const std::exception& e) {
     return common::unavailableError("GET " + target + ": " + e.what());
@@ -136,12 +133,19 @@ class RestWatchStream final : public WatchStream {
 
 }  // namespace
 
+void RequestHeaders::addTo(http::http_request& request) const {
+  request.headers().add("Accept", "application/json");
+  request.headers().add("User-Agent", userAgent);
+  if (!token.empty()) request.headers().add("Authorization", "Bearer " + token);
+  if (!tlsServerName.empty()) request.headers().add("Host", tlsServerName);
+}
+
 common::Result<std::unique_ptr<WatchStream>> openWatch(
     const std::string& server, const web::http::client::http_client_config& config,
-    const std::string& target, const std::string& token, const std::string& userAgent,
-    const RequestObserver& observer, const common::Clock& clock) {
+    const std::string& target, const RequestHeaders& headers, const RequestObserver& observer,
+    const common::Clock& clock) {
   const common::MonoTime start = clock.monotonic();
-  common::Result<Opened> opened = open(server, config, target, token, userAgent);
+  common::Result<Opened> opened = open(server, config, target, headers);
   if (observer) observer("WATCH", opened.isOk() ? 200 : 0, clock.monotonic() - start);
   if (!opened.isOk()) return opened.status();
   return std::unique_ptr<WatchStream>(std::make_unique<RestWatchStream>(std::move(*opened)));
@@ -149,12 +153,11 @@ common::Result<std::unique_ptr<WatchStream>> openWatch(
 
 common::Status streamBody(const std::string& server,
                           const web::http::client::http_client_config& config,
-                          const std::string& target, const std::string& token,
-                          const std::string& userAgent,
+                          const std::string& target, const RequestHeaders& headers,
                           const std::function<bool(std::string_view)>& onData,
                           StreamCanceller* canceller) {
   if (canceller != nullptr && canceller->cancelled()) return common::okStatus();
-  common::Result<Opened> opened = open(server, config, target, token, userAgent);
+  common::Result<Opened> opened = open(server, config, target, headers);
   if (!opened.isOk()) return opened.status();
   if (canceller != nullptr) {
     pplx::cancellation_token_source source = opened->cancel;

@@ -34,7 +34,7 @@ Harness::Harness(Options options) : options_(std::move(options)) {
   apiServer_ = std::make_unique<ApiServer>(cluster_->api(), api, &cluster_->kubelet());
   http::ServerOptions serverOptions;
   if (options_.tls) {
-    certificate_ = *http::generateServingCertificate({"localhost"}, {"127.0.0.1"});
+    certificate_ = *http::generateServingCertificate(options_.tlsDnsNames, options_.tlsIpAddresses);
     clientCertificate_ = *http::generateClientCertificate(certificate_, "tester", {"testers"});
     serverOptions.tls = certificate_;
     serverOptions.clientCaPem = certificate_.caCertPem;

@@ -24,6 +24,9 @@ class Harness {
     ClusterConfig config = defaultClusterConfig();
     std::string token;
     bool tls = false;
+    /// The serving certificate's subjectAltNames, with tls.
+    std::vector<std::string> tlsDnsNames = {"localhost"};
+    std::vector<std::string> tlsIpAddresses = {"127.0.0.1"};
     std::chrono::milliseconds bookmarkInterval{std::chrono::seconds(60)};
     std::size_t watchHistory = 10000;
     std::chrono::milliseconds restartBackoff{100};
