@@ -213,7 +213,7 @@ def check_apply(work, kubesim):
         code, policy = cluster.kubectl("apply", "--dry-run=server", "-k", str(MANIFESTS / "policy"),
                                        check=False)
         policy_lines = [line for line in policy.splitlines() if line.endswith("(server dry run)")]
-        if code != 0 or len(policy_lines) != 3:
+        if code != 0 or len(policy_lines) != 4:
             problems.append(f"kubectl apply --dry-run=server -k manifests/policy/:\n{policy}")
         if problems:
             raise Failure("\n".join(problems))

@@ -200,7 +200,7 @@ const Strategy& strategyFor(const ResourceType& type) {
   if (key == "/nodes") return kNode;
   if (key == "/services") return kService;
   if (key == "/events") return kEvent;
-  if (key == "apps/deployments" ||
+  if (key == "apps/deployments" || key == "networking.k8s.io/networkpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicybindings") {
     return kGenerational;
@@ -224,6 +224,8 @@ void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"},
                        {"status", "scale"}, true));
   registry.add(builtin("coordination.k8s.io", "v1", "leases", "Lease", true, {}, {}));
+  registry.add(builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true,
+                       {"netpol"}, {}));
   registry.add(builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, {}, {}));
   registry.add(
       builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, {}, {}));
