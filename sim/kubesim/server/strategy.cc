@@ -224,8 +224,8 @@ void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"},
                        {"status", "scale"}, true));
   registry.add(builtin("coordination.k8s.io", "v1", "leases", "Lease", true, {}, {}));
-  registry.add(builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true,
-                       {"netpol"}, {}));
+  registry.add(
+      builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, {"netpol"}, {}));
   registry.add(builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, {}, {}));
   registry.add(
       builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, {}, {}));
