@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "hetbench/common/time.h"
+#include "temp_dir.h"
 #include "testing/harness.h"
 
 namespace hetbench::kube {
@@ -291,6 +295,56 @@ TEST(RestClient, TlsServerNameChecksTheCertificateAgainstThatName) {
     EXPECT_TRUE(refused->watch(kConfigMaps, "default", watch).status().isUnavailable()) << name;
     EXPECT_TRUE(refused->streamLogs("default", "missing", {}, ignore).isUnavailable()) << name;
   }
+}
+
+// Verifies that a client certificate from an exec plugin is renewed: the plugin's first
+// certificate expires 4 s after it is made (and says so in expirationTimestamp); once it has,
+// the server refuses it, and requests go on only because the client asks the plugin again and
+// opens its connections with the second certificate. The server closes idle connections after
+// 1 s, so no connection made with the first certificate is reused.
+TEST(RestClient, ExecPluginCertificatesAreRenewed) {
+  Harness::Options options;
+  options.tls = true;
+  options.token = "required";
+  options.idleTimeout = 1s;
+  Fixture f(options);
+  const testing_support::TempDir dir("exec_rotation");
+  const common::Result<http::ClientCertificate> first =
+      http::generateClientCertificate(f.harness.certificate(), "first", {}, 4s);
+  const common::Result<http::ClientCertificate> second =
+      http::generateClientCertificate(f.harness.certificate(), "second", {});
+  ASSERT_TRUE(first.isOk() && second.isOk());
+  dir.write("cert-1.pem", first->certPem);
+  dir.write("key-1.pem", first->keyPem);
+  dir.write("cert-2.pem", second->certPem);
+  dir.write("key-2.pem", second->keyPem);
+  // Renewed 10 s before it expires, so 3 s from now.
+  const std::string expiry = common::formatRfc3339(common::SystemClock().now() + 13s);
+
+  RestConfig config;
+  config.server = "https://127.0.0.1:" + std::to_string(f.harness.port());
+  config.caPem = f.harness.certificate().caCertPem;
+  config.exec = ExecConfig{"client.authentication.k8s.io/v1",
+                           "sh",
+                           {std::string(testing_support::kFixtures) + "/fake_exec_plugin.sh"},
+                           {{"FAKE_MODE", "rotating"},
+                            {"FAKE_COUNT_FILE", dir.file("runs")},
+                            {"FAKE_CERT_DIR", dir.path()},
+                            {"FAKE_EXPIRY", expiry}},
+                           "Never"};
+  RestClientOptions clientOptions;
+  clientOptions.maxRetries = 1;
+  const std::unique_ptr<KubeClient> client = f.client(config, clientOptions);
+  common::Result<ListResult> before = client->list(kConfigMaps, "default", {});
+  ASSERT_TRUE(before.isOk()) << before.status().toString();
+
+  std::this_thread::sleep_for(5s);  // the first certificate has expired
+  common::Result<ListResult> after = client->list(kConfigMaps, "default", {});
+  EXPECT_TRUE(after.isOk()) << after.status().toString();
+  WatchOptions watch;
+  watch.resourceVersion = before->resourceVersion;
+  watch.timeout = 1s;
+  EXPECT_TRUE(client->watch(kConfigMaps, "default", watch).isOk());
 }
 
 // Verifies retries: bursts of 503/429 with Retry-After and of 500 on reads are absorbed.

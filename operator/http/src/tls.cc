@@ -29,7 +29,7 @@ using Ia5StringPtr = std::unique_ptr<ASN1_IA5STRING, Deleter<ASN1_IA5STRING_free
 using OctetStringPtr = std::unique_ptr<ASN1_OCTET_STRING, Deleter<ASN1_OCTET_STRING_free>>;
 
 constexpr long kBackdateSeconds = 3600;  // tolerates clocks of clients a little behind
-constexpr long kLifetimeSeconds = 365L * 24 * 3600;
+constexpr std::chrono::seconds kLifetime = std::chrono::hours(24 * 365);
 
 common::Result<PkeyPtr> generateKey() {
   PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
@@ -51,9 +51,9 @@ common::Status addNameEntry(X509_NAME* name, const char* field, const std::strin
   return common::okStatus();
 }
 
-/// A version 3 certificate for `key` with a random serial number and the usual validity; the
-/// caller sets the names and extensions and signs it.
-common::Result<X509Ptr> newCertificate(EVP_PKEY* key) {
+/// A version 3 certificate for `key` with a random serial number, valid from an hour ago for
+/// `lifetime` from now; the caller sets the names and extensions and signs it.
+common::Result<X509Ptr> newCertificate(EVP_PKEY* key, std::chrono::seconds lifetime = kLifetime) {
   X509Ptr cert(X509_new());
   if (!cert || X509_set_version(cert.get(), X509_VERSION_3) != 1) {
     return ossl::error("X509_new");
@@ -65,7 +65,8 @@ common::Result<X509Ptr> newCertificate(EVP_PKEY* key) {
     return ossl::error("setting a random serial number");
   }
   if (X509_gmtime_adj(X509_getm_notBefore(cert.get()), -kBackdateSeconds) == nullptr ||
-      X509_gmtime_adj(X509_getm_notAfter(cert.get()), kLifetimeSeconds) == nullptr) {
+      X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(lifetime.count())) ==
+          nullptr) {
     return ossl::error("setting the validity period");
   }
   if (X509_set_pubkey(cert.get(), key) != 1) return ossl::error("X509_set_pubkey");
@@ -124,8 +125,9 @@ common::Status sign(X509* cert, EVP_PKEY* issuerKey) {
 }
 
 /// A leaf certificate for a fresh key, issued by `ca`, with the extensions every leaf shares.
-common::Result<X509Ptr> newLeaf(X509* ca, EVP_PKEY* key, const char* extendedKeyUsage) {
-  HETBENCH_ASSIGN_OR_RETURN(X509Ptr cert, newCertificate(key));
+common::Result<X509Ptr> newLeaf(X509* ca, EVP_PKEY* key, const char* extendedKeyUsage,
+                                std::chrono::seconds lifetime = kLifetime) {
+  HETBENCH_ASSIGN_OR_RETURN(X509Ptr cert, newCertificate(key, lifetime));
   if (X509_set_issuer_name(cert.get(), X509_get_subject_name(ca)) != 1) {
     return ossl::error("X509_set_issuer_name");
   }
@@ -172,14 +174,15 @@ common::Result<ServingCertificate> generateServing(const std::vector<std::string
 
 common::Result<ClientCertificate> generateClient(const ServingCertificate& ca,
                                                  const std::string& user,
-                                                 const std::vector<std::string>& groups) {
+                                                 const std::vector<std::string>& groups,
+                                                 std::chrono::seconds lifetime) {
   HETBENCH_ASSIGN_OR_RETURN(X509Ptr caCert, ossl::readCertificate(ca.caCertPem));
   HETBENCH_ASSIGN_OR_RETURN(PkeyPtr caKey, ossl::readPrivateKey(ca.caKeyPem));
   if (X509_check_private_key(caCert.get(), caKey.get()) != 1) {
     return ossl::error("matching the CA key to the CA certificate");
   }
   HETBENCH_ASSIGN_OR_RETURN(PkeyPtr key, generateKey());
-  HETBENCH_ASSIGN_OR_RETURN(X509Ptr cert, newLeaf(caCert.get(), key.get(), "clientAuth"));
+  HETBENCH_ASSIGN_OR_RETURN(X509Ptr cert, newLeaf(caCert.get(), key.get(), "clientAuth", lifetime));
   // Kubernetes reads groups from O= entries, in order, and the user from CN.
   X509_NAME* subject = X509_get_subject_name(cert.get());
   for (const std::string& group : groups) {
@@ -210,11 +213,13 @@ common::Result<ServingCertificate> generateServingCertificate(
   }
 }
 
-common::Result<ClientCertificate> generateClientCertificate(
-    const ServingCertificate& ca, const std::string& user, const std::vector<std::string>& groups) {
+common::Result<ClientCertificate> generateClientCertificate(const ServingCertificate& ca,
+                                                            const std::string& user,
+                                                            const std::vector<std::string>& groups,
+                                                            std::chrono::seconds lifetime) {
   ERR_clear_error();
   try {
-    common::Result<ClientCertificate> result = generateClient(ca, user, groups);
+    common::Result<ClientCertificate> result = generateClient(ca, user, groups, lifetime);
     ERR_clear_error();
     return result;
   } catch (const std::exception& e) {

@@ -92,23 +92,22 @@ class RestKubeClient final : public KubeClient {
         clock_(clock),
         credentials_(std::move(credentials)),
         observer_(std::move(observer)),
-        limiter_(options_.qps, options_.burst, clock),
-        client_(utility::conversions::to_string_t(config_.server),
-                clientConfig(options_.requestTimeout)) {}
+        limiter_(options_.qps, options_.burst, clock) {}
 
   RequestHeaders headersWith(const std::string& token) const {
     const bool https = config_.server.rfind("https://", 0) == 0;
     return {token, options_.userAgent, https ? config_.tlsServerName : std::string()};
   }
 
-  client::http_client_config clientConfig(std::chrono::milliseconds timeout) const {
+  // A client presents the client certificate of the credentials it was made with.
+  client::http_client_config clientConfig(std::chrono::milliseconds timeout,
+                                          const Credentials& creds) const {
     client::http_client_config c;
     c.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
     c.set_validate_certificates(!config_.insecureSkipTlsVerify);
     const std::string ca = config_.caPem;
-    common::Result<Credentials> creds = credentials_->get();
-    const std::string cert = creds.isOk() ? creds->clientCertPem : config_.clientCertPem;
-    const std::string key = creds.isOk() ? creds->clientKeyPem : config_.clientKeyPem;
+    const std::string cert = creds.clientCertPem;
+    const std::string key = creds.clientKeyPem;
     c.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& ctx) {
       boost::system::error_code ec;
       if (!ca.empty()) {
@@ -123,6 +122,21 @@ class RestKubeClient final : public KubeClient {
       }
     });
     return c;
+  }
+
+  // The client of single requests, made again when the credentials carry another client
+  // certificate (an exec plugin's, renewed before it expires), so that new connections present
+  // the new one; connections already open keep theirs, as their TLS session was made with it.
+  std::shared_ptr<client::http_client> requestClient(const Credentials& creds) {
+    std::lock_guard lock(clientMu_);
+    if (!client_ || creds.clientCertPem != clientCertPem_ || creds.clientKeyPem != clientKeyPem_) {
+      client_ =
+          std::make_shared<client::http_client>(utility::conversions::to_string_t(config_.server),
+                                                clientConfig(options_.requestTimeout, creds));
+      clientCertPem_ = creds.clientCertPem;
+      clientKeyPem_ = creds.clientKeyPem;
+    }
+    return client_;
   }
 
   // One logical request with rate limiting, credentials and retries.
@@ -146,7 +160,7 @@ class RestKubeClient final : public KubeClient {
       HttpResult result;
       std::string transportError;
       try {
-        http::http_response response = client_.request(request).get();
+        http::http_response response = requestClient(*creds)->request(request).get();
         result.status = response.status_code();
         result.body = response.extract_utf8string(true).get();
         auto it = response.headers().find("Retry-After");
@@ -281,7 +295,8 @@ class RestKubeClient final : public KubeClient {
     if (!creds.isOk()) return creds.status().withContext("credentials");
     limiter_.acquire();
     // The stream may stay quiet for a while between events: its own client allows that.
-    return openWatch(config_.server, clientConfig(options.timeout + std::chrono::seconds(60)),
+    return openWatch(config_.server,
+                     clientConfig(options.timeout + std::chrono::seconds(60), *creds),
                      resourcePath(gvr, ns) + q.str(), headersWith(creds->token), observer_, clock_);
   }
 
@@ -302,7 +317,7 @@ class RestKubeClient final : public KubeClient {
     if (!creds.isOk()) return creds.status().withContext("credentials");
     limiter_.acquire();
     const std::string path = resourcePath(resources::kPods, ns, pod, "log") + q.str();
-    return streamBody(config_.server, clientConfig(std::chrono::hours(24)), path,
+    return streamBody(config_.server, clientConfig(std::chrono::hours(24), *creds), path,
                       headersWith(creds->token), onData, options.canceller.get());
   }
 
@@ -347,7 +362,10 @@ class RestKubeClient final : public KubeClient {
   std::unique_ptr<CredentialProvider> credentials_;
   RequestObserver observer_;
   RateLimiter limiter_;
-  client::http_client client_;
+  std::mutex clientMu_;
+  std::shared_ptr<client::http_client> client_;  // guarded by clientMu_
+  std::string clientCertPem_;
+  std::string clientKeyPem_;
   std::mutex discoveryMu_;
   std::map<std::string, GroupVersionResource> discovery_;
 };

@@ -33,6 +33,7 @@ Harness::Harness(Options options) : options_(std::move(options)) {
   api.bookmarkInterval = options_.bookmarkInterval;
   apiServer_ = std::make_unique<ApiServer>(cluster_->api(), api, &cluster_->kubelet());
   http::ServerOptions serverOptions;
+  serverOptions.idleTimeout = options_.idleTimeout;
   if (options_.tls) {
     certificate_ = *http::generateServingCertificate(options_.tlsDnsNames, options_.tlsIpAddresses);
     clientCertificate_ = *http::generateClientCertificate(certificate_, "tester", {"testers"});

@@ -27,6 +27,8 @@ class Harness {
     /// The serving certificate's subjectAltNames, with tls.
     std::vector<std::string> tlsDnsNames = {"localhost"};
     std::vector<std::string> tlsIpAddresses = {"127.0.0.1"};
+    /// As http::ServerOptions::idleTimeout: how long the server keeps an idle connection.
+    std::chrono::milliseconds idleTimeout{std::chrono::seconds(120)};
     std::chrono::milliseconds bookmarkInterval{std::chrono::seconds(60)};
     std::size_t watchHistory = 10000;
     std::chrono::milliseconds restartBackoff{100};

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,10 @@ struct ClientCertificate {
 common::Result<ServingCertificate> generateServingCertificate(
     const std::vector<std::string>& dnsNames, const std::vector<std::string>& ipAddresses);
 
-/// Signs a client certificate for `user` in `groups` with the CA of `ca`.
-common::Result<ClientCertificate> generateClientCertificate(const ServingCertificate& ca,
-                                                            const std::string& user,
-                                                            const std::vector<std::string>& groups);
+/// Signs a client certificate for `user` in `groups` with the CA of `ca`, valid from an hour
+/// ago for `lifetime` from now (tests give a short one to see it expire).
+common::Result<ClientCertificate> generateClientCertificate(
+    const ServingCertificate& ca, const std::string& user, const std::vector<std::string>& groups,
+    std::chrono::seconds lifetime = std::chrono::hours(24 * 365));
 
 }  // namespace hetbench::http
