@@ -241,7 +241,9 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   // The PodSecurity admission plugin validates after the object's own validation.
   if (type.group.empty() && type.resource == "pods") {
     const std::optional<json> nsObject = store_.get(typeOf("", "namespaces")->storageKey(), "", ns);
-    const json labels = nsObject ? (*nsObject)["metadata"].value("labels", json::object()) : json();
+    const json labels =
+        nsObject ? nsObject->value("metadata", json::object()).value("labels", json::object())
+                 : json();
     PodSecurityDecision podSecurity = admitPodSecurity(body, labels);
     if (podSecurity.refusal) return errors::forbidden(type, name, *podSecurity.refusal);
     result.warnings.insert(result.warnings.end(), podSecurity.warnings.begin(),
