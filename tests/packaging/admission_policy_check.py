@@ -8,6 +8,7 @@ fails exactly the validations it should, with no evaluation error.
 Exit status 0 when every case gets its verdict, 1 otherwise, 77 (skipped) without node or the
 CEL package.
 """
+import copy
 import json
 import pathlib
 import shutil
@@ -129,7 +130,20 @@ def main():
                   "object": run({"workload": {**WORKLOAD, "serviceAccountName": "bench"}})})
     wanted = {name: denied for name, _, denied in CASES}
     wanted["params without data"] = [ACCOUNT]
-    request = {"variables": policy["spec"]["variables"],
+    # Updates: one that leaves a privileged run's spec alone (the operator adding its finalizer
+    # to a run stored before the policy) is not validated; one that writes the spec is.
+    privileged = run({"template": pod_template(hostNetwork=True)})
+    finalized = copy.deepcopy(privileged)
+    finalized["metadata"]["finalizers"] = ["hetbench.io/logs"]
+    cases.append({"name": "a finalizer added to a run stored before the policy",
+                  "object": finalized, "oldObject": privileged, "params": PARAMS})
+    wanted["a finalizer added to a run stored before the policy"] = []
+    allowed = run({"template": pod_template()})
+    cases.append({"name": "an update that makes a run's template use the host network",
+                  "object": privileged, "oldObject": allowed, "params": PARAMS})
+    wanted["an update that makes a run's template use the host network"] = [HOST]
+    request = {"matchConditions": policy["spec"].get("matchConditions", []),
+               "variables": policy["spec"]["variables"],
                "validations": policy["spec"]["validations"], "cases": cases}
     done = subprocess.run(["node", str(EVALUATOR), modules], input=json.dumps(request),
                           capture_output=True, text=True, timeout=60)
@@ -150,8 +164,9 @@ def main():
         print("\n".join(problems))
         return 1
     admitted = sum(1 for r in results if not r["denied"])
-    print(f"admission policy: {len(results)} objects, {admitted} admitted and "
-          f"{len(results) - admitted} refused as they should be "
+    skipped = sum(1 for r in results if not r["matched"])
+    print(f"admission policy: {len(results)} requests, {admitted} admitted ({skipped} not "
+          f"matched) and {len(results) - admitted} refused as they should be "
           f"({len(policy['spec']['validations'])} validations, "
           f"{len(policy['spec']['variables'])} variables, @bufbuild/cel)")
     return 0

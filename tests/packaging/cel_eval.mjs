@@ -1,9 +1,11 @@
-// Evaluates a ValidatingAdmissionPolicy's variables and validations, as the API server does, on
-// each case's object and params, with @bufbuild/cel (a CEL implementation; scripts/npm-tools).
-//   node cel_eval.mjs NODE_MODULES < {"variables": [...], "validations": [...], "cases": [...]}
-// Prints one JSON object per case: {"name", "denied": [messages of failed validations],
-// "errors": [evaluation errors]}. A variable or validation that fails to evaluate denies, as
-// under failurePolicy Fail.
+// Evaluates a ValidatingAdmissionPolicy's match conditions, variables and validations, as the
+// API server does, on each case's request, object, oldObject and params, with @bufbuild/cel (a
+// CEL implementation; scripts/npm-tools).
+//   node cel_eval.mjs NODE_MODULES < {"matchConditions": [...], "variables": [...],
+//                                     "validations": [...], "cases": [...]}
+// Prints one JSON object per case: {"name", "matched", "denied": [messages of failed
+// validations], "errors": [evaluation errors]}. A request that a match condition excludes is not
+// validated. An expression that fails to evaluate denies, as under failurePolicy Fail.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -22,9 +24,14 @@ function toCel(value) {
 
 const input = JSON.parse(readFileSync(0, "utf8"));
 for (const c of input.cases) {
-  const bindings = { object: toCel(c.object), params: toCel(c.params ?? null) };
+  const bindings = {
+    object: toCel(c.object),
+    oldObject: toCel(c.oldObject ?? null),
+    params: toCel(c.params ?? null),
+    request: toCel({ operation: c.oldObject ? "UPDATE" : "CREATE" }),
+  };
   const variables = new Map();
-  const result = { name: c.name, denied: [], errors: [] };
+  const result = { name: c.name, matched: true, denied: [], errors: [] };
   // An evaluation error is returned as a value (or thrown, for a syntax error).
   const evaluate = (expression) => {
     const value = run(expression, { ...bindings, variables });
@@ -32,6 +39,11 @@ for (const c of input.cases) {
     return value;
   };
   try {
+    result.matched = (input.matchConditions ?? []).every((m) => evaluate(m.expression) === true);
+    if (!result.matched) {
+      console.log(JSON.stringify(result));
+      continue;
+    }
     for (const v of input.variables) variables.set(v.name, evaluate(v.expression));
     for (const check of input.validations) {
       if (evaluate(check.expression) !== true) result.denied.push(check.message);
