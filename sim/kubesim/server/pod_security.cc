@@ -78,23 +78,36 @@ std::vector<Container> containersOf(const json& spec) {
   return all;
 }
 
-// `container "a"` or `containers "a", "b"`.
-std::string containerList(const std::vector<std::string>& names) {
-  std::string out = names.size() == 1 ? "container " : "containers ";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += "\"" + names[i] + "\"";
-  }
-  return out;
+std::string quotedList(const std::vector<std::string>& values) {
+  std::vector<std::string> quoted;
+  quoted.reserve(values.size());
+  for (const std::string& value : values) quoted.push_back("\"" + value + "\"");
+  return joinWith(quoted, ", ");
 }
 
-std::string quotedList(const std::vector<std::string>& values) {
-  std::string out;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += "\"" + values[i] + "\"";
+// `container "a"` or `containers "a", "b"`.
+std::string containerList(const std::vector<std::string>& names) {
+  return (names.size() == 1 ? "container " : "containers ") + quotedList(names);
+}
+
+// Per container, the capabilities it adds beyond those `allowed` admits, as causes.
+std::vector<std::string> addedCapabilityCauses(
+    const std::vector<Container>& containers,
+    const std::function<bool(const std::string&)>& allowed) {
+  std::vector<std::string> causes;
+  for (const Container& c : containers) {
+    const json& add = at(at(at(*c.object, "securityContext"), "capabilities"), "add");
+    if (!add.is_array()) continue;
+    std::vector<std::string> added;
+    for (const json& cap : add) {
+      if (!allowed(text(cap))) added.push_back(text(cap));
+    }
+    if (!added.empty()) {
+      causes.push_back("container \"" + c.name + "\" must not include " + quotedList(added) +
+                       " in securityContext.capabilities.add");
+    }
   }
-  return out;
+  return causes;
 }
 
 // The names of the containers for which `bad` holds.
@@ -164,19 +177,11 @@ void baselineChecks(const json& spec, const std::vector<Container>& containers, 
                                        " must not set securityContext.privileged=true)");
   }
 
-  std::vector<std::string> capabilityCauses;
-  for (const Container& c : containers) {
-    std::vector<std::string> added;
-    const json& add = at(at(at(*c.object, "securityContext"), "capabilities"), "add");
-    if (restricted || !add.is_array()) continue;
-    for (const json& cap : add) {
-      if (!oneOf(kBaselineCapabilities, text(cap))) added.push_back(text(cap));
-    }
-    if (!added.empty()) {
-      capabilityCauses.push_back("container \"" + c.name + "\" must not include " +
-                                 quotedList(added) + " in securityContext.capabilities.add");
-    }
-  }
+  const std::vector<std::string> capabilityCauses =
+      restricted ? std::vector<std::string>()
+                 : addedCapabilityCauses(containers, [](const std::string& cap) {
+                     return oneOf(kBaselineCapabilities, cap);
+                   });
   if (!capabilityCauses.empty()) {
     const std::string joined = joinWith(capabilityCauses, "; ");
     out.emplace_back("capabilities_baseline", "non-default capabilities (" + joined + ")");
@@ -286,17 +291,9 @@ void restrictedChecks(const json& spec, const std::vector<Container>& containers
     capabilityCauses.push_back(containerList(names) +
                                " must set securityContext.capabilities.drop=[\"ALL\"]");
   }
-  for (const Container& c : containers) {
-    const json& add = at(at(at(*c.object, "securityContext"), "capabilities"), "add");
-    if (!add.is_array()) continue;
-    std::vector<std::string> added;
-    for (const json& cap : add) {
-      if (text(cap) != "NET_BIND_SERVICE") added.push_back(text(cap));
-    }
-    if (!added.empty()) {
-      capabilityCauses.push_back("container \"" + c.name + "\" must not include " +
-                                 quotedList(added) + " in securityContext.capabilities.add");
-    }
+  for (std::string& cause : addedCapabilityCauses(
+           containers, [](const std::string& cap) { return cap == "NET_BIND_SERVICE"; })) {
+    capabilityCauses.push_back(std::move(cause));
   }
   if (!capabilityCauses.empty()) {
     const std::string joined = joinWith(capabilityCauses, "; ");
