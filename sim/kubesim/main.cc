@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
   flags.addString("write-kubeconfig", &kubeconfigPath,
                   "Write a kubeconfig for this server here once it serves.");
   flags.addBool("tls", &tls, "Serve HTTPS with a generated CA; the kubeconfig carries the CA.");
-  flags.addString("token", &token, "Require this bearer token (or a client certificate).");
+  flags.addString("token", &token,
+                  "Require this bearer token (or a service-account token kubesim issued, or a "
+                  "client certificate).");
   flags.addString("work-dir", &workDir,
                   "Directory for pods' working directories and logs; default: a temporary one, "
                   "removed at exit.");

@@ -21,6 +21,19 @@ std::string stringMember(const json& object, std::string_view name) {
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
+bool boolMember(const json& object, std::string_view name) {
+  const json& v = member(object, name);
+  return v.is_boolean() && v.get<bool>();
+}
+
+std::vector<std::string> stringList(const json& value) {
+  std::vector<std::string> out;
+  if (!value.is_array()) return out;
+  for (const json& item : value)
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
 std::int64_t intMember(const json& object, std::string_view name) {
   const json& v = member(object, name);
   return v.is_number_integer() ? v.get<std::int64_t>() : 0;

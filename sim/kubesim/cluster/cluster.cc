@@ -36,6 +36,7 @@ common::Status Cluster::start() {
   namespaces_ = std::make_unique<NamespaceController>(*api_);
   gc_ = std::make_unique<GarbageCollector>(*api_);
   podGc_ = std::make_unique<PodGarbageCollector>(*api_);
+  clusterRoles_ = std::make_unique<ClusterRoleAggregator>(*api_);
   scheduler_ = std::make_unique<Scheduler>(*api_);
   KubeletOptions kubelet;
   kubelet.workDir = options_.workDir;
@@ -49,6 +50,7 @@ common::Status Cluster::start() {
   namespaces_->start();
   gc_->start();
   podGc_->start();
+  clusterRoles_->start();
   scheduler_->start();
   kubelet_->start();
   for (auto& c : workloads_) c->start();
@@ -62,6 +64,7 @@ void Cluster::stop() {
   if (scheduler_) scheduler_->stop();
   if (gc_) gc_->stop();
   if (podGc_) podGc_->stop();
+  if (clusterRoles_) clusterRoles_->stop();
   if (namespaces_) namespaces_->stop();
   if (crds_) crds_->stop();
   kubelet_.reset();

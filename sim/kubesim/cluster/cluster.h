@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "cluster/clusterrole_aggregation.h"
 #include "cluster/config.h"
 #include "cluster/control_plane.h"
 #include "cluster/kubelet.h"
@@ -27,7 +28,8 @@ struct ClusterOptions {
 
 /// The whole simulated cluster in one process: the store and API semantics, the default
 /// namespaces and configured nodes, and every controller (CRDs, namespaces, garbage collector,
-/// scheduler, kubelet, Jobs, IPUJobs). Stopping it kills every process it started.
+/// ClusterRole aggregation, scheduler, kubelet, Jobs, IPUJobs). Stopping it kills every process it
+/// started.
 class Cluster {
  public:
   explicit Cluster(ClusterOptions options);
@@ -50,6 +52,7 @@ class Cluster {
   std::unique_ptr<NamespaceController> namespaces_;
   std::unique_ptr<GarbageCollector> gc_;
   std::unique_ptr<PodGarbageCollector> podGc_;
+  std::unique_ptr<ClusterRoleAggregator> clusterRoles_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Kubelet> kubelet_;
   std::vector<std::unique_ptr<Controller>> workloads_;

@@ -12,8 +12,10 @@ using nlohmann::json;
 const std::vector<std::string> kVerbs = {"create", "delete", "deletecollection", "get",
                                          "list",   "patch",  "update",           "watch"};
 
-// Namespaces have no deletecollection: their registry is no CollectionDeleter.
+// Namespaces have no deletecollection: their registry is no CollectionDeleter. The review
+// resources are created and nothing else.
 json verbsOf(const ResourceType& t) {
+  if (t.createOnly) return json::array({"create"});
   json verbs = kVerbs;
   if (!hasDeleteCollection(t))
     verbs.erase(std::find(verbs.begin(), verbs.end(), "deletecollection"));
@@ -32,15 +34,22 @@ json resourceList(const std::string& groupVersion, const std::vector<ResourceTyp
     if (!t.categories.empty()) r["categories"] = t.categories;
     resources.push_back(r);
     for (const std::string& sub : t.subresources) {
-      json verbs = sub == "log"        ? json::array({"get"})
-                   : sub == "binding"  ? json::array({"create"})
-                   : sub == "finalize" ? json::array({"update"})
-                                       : json::array({"get", "patch", "update"});
-      resources.push_back({{"name", t.resource + "/" + sub},
-                           {"singularName", ""},
-                           {"namespaced", t.namespaced},
-                           {"kind", sub == "binding" ? "Binding" : t.kind},
-                           {"verbs", verbs}});
+      json verbs = sub == "log"                         ? json::array({"get"})
+                   : sub == "binding" || sub == "token" ? json::array({"create"})
+                   : sub == "finalize"                  ? json::array({"update"})
+                                                        : json::array({"get", "patch", "update"});
+      json entry = {{"name", t.resource + "/" + sub},
+                    {"singularName", ""},
+                    {"namespaced", t.namespaced},
+                    {"kind", sub == "binding" ? "Binding" : t.kind},
+                    {"verbs", verbs}};
+      // A subresource of another group's kind names its group and version.
+      if (sub == "token") {
+        entry["group"] = "authentication.k8s.io";
+        entry["version"] = "v1";
+        entry["kind"] = "TokenRequest";
+      }
+      resources.push_back(entry);
     }
   }
   return {{"kind", "APIResourceList"},

@@ -48,23 +48,6 @@ common::StatusCause unsupportedDryRun(const std::string& value) {
           "Unsupported value: []string{" + json(value).dump() + "}: supported values: \"All\""};
 }
 
-// `kind` names the verb's options in errors: CreateOptions, UpdateOptions or PatchOptions.
-std::optional<ApiError> parseWriteOptions(const http::Request& request, const std::string& kind,
-                                          WriteOptions* options) {
-  if (std::optional<std::string> dry = request.queryParam("dryRun")) {
-    if (*dry != "All") return invalidOptions(kind, unsupportedDryRun(*dry));
-    options->dryRun = true;
-  }
-  if (std::optional<std::string> fv = request.queryParam("fieldValidation")) {
-    if (!fv->empty() && *fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
-      return invalidOptions(kind, common::notSupportedCause("fieldValidation", *fv,
-                                                            {"", "Ignore", "Strict", "Warn"}));
-    }
-    if (!fv->empty()) options->fieldValidation = *fv;
-  }
-  return std::nullopt;
-}
-
 ApiResult<DeleteOptions> parseDeleteOptions(const http::Request& request) {
   DeleteOptions options;
   if (!request.body.empty()) {
@@ -132,21 +115,6 @@ http::Headers warningHeaders(const std::vector<std::string>& warnings) {
   return headers;
 }
 
-ApiResult<json> parseBody(const http::Request& request) {
-  const std::string type = request.header("content-type");
-  if (!type.empty() && type.rfind("application/json", 0) != 0 && type.rfind("*/*", 0) != 0) {
-    return errors::unsupportedMediaType(
-        "the body of the request was in an unknown format - "
-        "accepted media types include: application/json, "
-        "application/yaml");
-  }
-  json body = json::parse(request.body, nullptr, false);
-  if (body.is_discarded()) {
-    return errors::badRequest("couldn't get version/kind; json parse error: invalid JSON");
-  }
-  return body;
-}
-
 // A valid time after the clock's range (year 2262 on) is after every log line.
 std::optional<common::WallTime> beyondClockRange(const std::string& text) {
   if (text.size() < 5 || text.compare(0, 4, "2261") <= 0 ||
@@ -170,6 +138,37 @@ bool servesGroupVersion(const std::string& path, const ResourceRegistry& registr
 }
 
 }  // namespace
+
+std::optional<ApiError> parseWriteOptions(const http::Request& request, const std::string& kind,
+                                          WriteOptions* options) {
+  if (std::optional<std::string> dry = request.queryParam("dryRun")) {
+    if (*dry != "All") return invalidOptions(kind, unsupportedDryRun(*dry));
+    options->dryRun = true;
+  }
+  if (std::optional<std::string> fv = request.queryParam("fieldValidation")) {
+    if (!fv->empty() && *fv != "Strict" && *fv != "Warn" && *fv != "Ignore") {
+      return invalidOptions(kind, common::notSupportedCause("fieldValidation", *fv,
+                                                            {"", "Ignore", "Strict", "Warn"}));
+    }
+    if (!fv->empty()) options->fieldValidation = *fv;
+  }
+  return std::nullopt;
+}
+
+ApiResult<json> parseBody(const http::Request& request) {
+  const std::string type = request.header("content-type");
+  if (!type.empty() && type.rfind("application/json", 0) != 0 && type.rfind("*/*", 0) != 0) {
+    return errors::unsupportedMediaType(
+        "the body of the request was in an unknown format - "
+        "accepted media types include: application/json, "
+        "application/yaml");
+  }
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded()) {
+    return errors::badRequest("couldn't get version/kind; json parse error: invalid JSON");
+  }
+  return body;
+}
 
 void sendJson(http::ResponseWriter& out, int code, const json& body, const http::Headers& extra) {
   http::Headers headers = {{"Content-Type", "application/json"},
@@ -241,7 +240,10 @@ std::optional<ResourcePath> parseResourcePath(const std::string& path,
 }
 
 ApiServer::ApiServer(Api& api, ApiServerOptions options, PodLogSource* logs)
-    : api_(api), options_(std::move(options)), logs_(logs) {}
+    : api_(api),
+      options_(std::move(options)),
+      logs_(logs),
+      tokens_(api, options_.token, options_.issuedTokenLimit) {}
 
 void ApiServer::setAdvertiseAddress(std::string address) {
   std::lock_guard lock(mu_);
@@ -255,20 +257,14 @@ void ApiServer::stop() {
   api_.store().wakeAll();
 }
 
-std::optional<ApiError> ApiServer::authenticate(const http::Request& request) const {
-  if (options_.token.empty() || request.clientCommonName) return std::nullopt;
-  const std::string auth = request.header("authorization");
-  if (auth == "Bearer " + options_.token) return std::nullopt;
-  return errors::unauthorized();
-}
-
 void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) {
   if (request.path == "/readyz" || request.path == "/livez" || request.path == "/healthz") {
     out.send(200, {{"Content-Type", "text/plain; charset=utf-8"}}, "ok");
     return;
   }
-  if (std::optional<ApiError> denied = authenticate(request)) {
-    sendError(out, *denied);
+  ApiResult<UserInfo> requester = authenticate(request);
+  if (!requester.isOk()) {
+    sendError(out, requester.error());
     return;
   }
   if (request.path == "/kubesim/faults") {
@@ -307,6 +303,14 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
       return;
     }
     sendError(out, errors::pathNotFound());
+    return;
+  }
+  if (path->type.createOnly) {
+    handleReview(request, *path, *requester, out);
+    return;
+  }
+  if (path->subresource == "token") {
+    handleTokenRequest(request, *path, out);
     return;
   }
   handleResource(request, *path, out);

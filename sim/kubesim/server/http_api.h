@@ -9,14 +9,18 @@
 
 #include "hetbench/http/server.h"
 #include "server/api.h"
+#include "server/authentication.h"
 #include "server/faults.h"
 #include "server/pod_logs.h"
 
 namespace hetbench::kubesim {
 
 struct ApiServerOptions {
-  /// When set, requests need "Authorization: Bearer TOKEN" or a verified client certificate.
+  /// When set, requests need "Authorization: Bearer TOKEN", a service-account token kubesim
+  /// issued, or a verified client certificate.
   std::string token;
+  /// Service-account tokens kept (and so trusted) at once; past it the oldest is forgotten.
+  std::size_t issuedTokenLimit = 10000;
   /// How often a watch with allowWatchBookmarks sends a BOOKMARK.
   std::chrono::milliseconds bookmarkInterval{std::chrono::seconds(60)};
   /// The address clients should use, reported by /api.
@@ -33,7 +37,8 @@ struct ResourcePath {
 };
 
 /// The Kubernetes REST API over http::Server: routing, content negotiation (JSON and
-/// server-side Tables), watches, discovery, pod logs, authentication and fault injection.
+/// server-side Tables), watches, discovery, pod logs, authentication (with the TokenRequest and
+/// review APIs, auth_api.cc) and fault injection.
 class ApiServer {
  public:
   ApiServer(Api& api, ApiServerOptions options, PodLogSource* logs);
@@ -46,7 +51,16 @@ class ApiServer {
   void stop();
 
  private:
-  std::optional<ApiError> authenticate(const http::Request& request) const;
+  /// The requester: a verified client certificate, the static token or an issued token, else
+  /// (without --token) the admin, then whoever Impersonate-User names; 401 with --token.
+  ApiResult<UserInfo> authenticate(const http::Request& request) const;
+  void handleTokenRequest(const http::Request& request, const ResourcePath& path,
+                          http::ResponseWriter& out);
+  void handleReview(const http::Request& request, const ResourcePath& path,
+                    const UserInfo& requester, http::ResponseWriter& out);
+  ApiResult<nlohmann::json> tokenReview(const nlohmann::json& body) const;
+  ApiResult<nlohmann::json> accessReview(const ResourcePath& path, const nlohmann::json& body,
+                                         const UserInfo& requester) const;
   void handleResource(const http::Request& request, const ResourcePath& path,
                       http::ResponseWriter& out);
   void handleWatch(const http::Request& request, const ResourcePath& path,
@@ -59,6 +73,7 @@ class ApiServer {
   ApiServerOptions options_;
   PodLogSource* logs_;
   Faults faults_;
+  TokenAuthority tokens_;
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;  // guards options_.advertiseAddress
 };
@@ -68,6 +83,14 @@ void sendJson(http::ResponseWriter& out, int code, const nlohmann::json& body,
               const http::Headers& extra = {});
 /// Sends an ApiError as a Status body (with Retry-After where set).
 void sendError(http::ResponseWriter& out, const ApiError& error);
+
+/// The JSON body of a write: 415 for a media type other than JSON, 400 when it does not parse.
+ApiResult<nlohmann::json> parseBody(const http::Request& request);
+
+/// The dryRun and fieldValidation query parameters of a write; `kind` names the verb's options
+/// in errors (CreateOptions, UpdateOptions or PatchOptions).
+std::optional<ApiError> parseWriteOptions(const http::Request& request, const std::string& kind,
+                                          WriteOptions* options);
 
 /// Resolves /api/v1/... and /apis/GROUP/VERSION/... to a served resource; nullopt when the path
 /// names none.

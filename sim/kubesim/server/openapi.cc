@@ -34,6 +34,10 @@ std::string gvPath(const ResourceType& t) { return prefixOf(t).substr(1); }
 void addPaths(json& paths, const ResourceType& t) {
   const std::string base = prefixOf(t) + (t.namespaced ? "/namespaces/{namespace}/" : "/");
   const std::vector<const char*> write = {"dryRun", "fieldManager", "fieldValidation", "pretty"};
+  if (t.createOnly) {
+    paths[base + t.resource] = {{"post", operation(t, "post", write)}};
+    return;
+  }
   paths[base + t.resource] = {
       {"get", operation(t, "list",
                         {"labelSelector", "fieldSelector", "limit", "continue", "resourceVersion",

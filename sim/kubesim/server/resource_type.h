@@ -33,6 +33,9 @@ struct ResourceType {
   std::vector<std::string> shortNames;
   std::vector<std::string> categories;
   std::vector<std::string> subresources;  // "status", "log"
+  /// Answered but never stored: the review APIs (TokenReview, SubjectAccessReview, ...) serve
+  /// POST on their collection only.
+  bool createOnly = false;
   /// Set for custom resources: the CRD's name and schema of this version.
   std::string crdName;
   std::shared_ptr<const CustomResourceVersion> custom;

@@ -103,6 +103,13 @@ ResourceType builtin(std::string group, std::string version, std::string resourc
   return t;
 }
 
+ResourceType review(std::string group, std::string resource, std::string kind, bool namespaced) {
+  ResourceType t =
+      builtin(std::move(group), "v1", std::move(resource), std::move(kind), namespaced, {}, {});
+  t.createOnly = true;
+  return t;
+}
+
 }  // namespace
 
 std::vector<common::StatusCause> validateName(const std::string& field, const std::string& name,
@@ -217,7 +224,7 @@ void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("", "v1", "configmaps", "ConfigMap", true, {"cm"}, {}));
   registry.add(builtin("", "v1", "secrets", "Secret", true, {}, {}));
   registry.add(builtin("", "v1", "events", "Event", true, {"ev"}, {}));
-  registry.add(builtin("", "v1", "serviceaccounts", "ServiceAccount", true, {"sa"}, {}));
+  registry.add(builtin("", "v1", "serviceaccounts", "ServiceAccount", true, {"sa"}, {"token"}));
   registry.add(builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, {"pvc"},
                        {"status"}));
   registry.add(builtin("batch", "v1", "jobs", "Job", true, {}, {"status"}, true));
@@ -233,6 +240,14 @@ void registerBuiltinResources(ResourceRegistry& registry) {
       builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, {}, {}));
   registry.add(builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
                        "ClusterRoleBinding", false, {}, {}));
+  registry.add(review("authentication.k8s.io", "tokenreviews", "TokenReview", false));
+  registry.add(review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false));
+  registry.add(
+      review("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false));
+  registry.add(
+      review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false));
+  registry.add(review("authorization.k8s.io", "localsubjectaccessreviews",
+                      "LocalSubjectAccessReview", true));
   registry.add(builtin("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies",
                        "ValidatingAdmissionPolicy", false, {}, {"status"}));
   registry.add(builtin("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings",

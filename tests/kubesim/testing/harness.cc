@@ -30,6 +30,7 @@ Harness::Harness(Options options) : options_(std::move(options)) {
   if (!cluster_->start().isOk()) std::abort();
   ApiServerOptions api;
   api.token = options_.token;
+  api.issuedTokenLimit = options_.issuedTokenLimit;
   api.bookmarkInterval = options_.bookmarkInterval;
   apiServer_ = std::make_unique<ApiServer>(cluster_->api(), api, &cluster_->kubelet());
   http::ServerOptions serverOptions;

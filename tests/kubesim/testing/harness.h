@@ -23,6 +23,8 @@ class Harness {
   struct Options {
     ClusterConfig config = defaultClusterConfig();
     std::string token;
+    /// As ApiServerOptions::issuedTokenLimit.
+    std::size_t issuedTokenLimit = 10000;
     bool tls = false;
     /// The serving certificate's subjectAltNames, with tls.
     std::vector<std::string> tlsDnsNames = {"localhost"};

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hetbench/common/clock.h"
 
@@ -17,6 +18,10 @@ namespace hetbench::common {
 const nlohmann::json& member(const nlohmann::json& object, std::string_view name);
 /// A string member, or "" when it is absent or not a string.
 std::string stringMember(const nlohmann::json& object, std::string_view name);
+/// A boolean member, or false when it is absent or not a boolean.
+bool boolMember(const nlohmann::json& object, std::string_view name);
+/// The strings of an array, other items skipped; empty when `value` is not an array.
+std::vector<std::string> stringList(const nlohmann::json& value);
 /// An integer member, or 0 when it is absent or not an integer (a float or a string).
 std::int64_t intMember(const nlohmann::json& object, std::string_view name);
 /// A member that is present and not null, else nullptr: the API server drops the nulls of
