@@ -29,9 +29,8 @@ RUN cmake -S . -B build -G Ninja -DHETBENCH_WERROR=ON \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libbrotli1 libcivetweb1 libcpprest2.10 libdate-tz3 libfmt9 libgcc-s1 \
-      libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libre2-9 libspdlog1.10 libssl3 \
-      libstdc++6 libyaml-cpp0.7 tzdata zlib1g \
+      libbrotli1 libcpprest2.10 libdate-tz3 libfmt9 libgcc-s1 libprometheus-cpp-core1.0 \
+      libre2-9 libspdlog1.10 libssl3 libstdc++6 libyaml-cpp0.7 tzdata zlib1g \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/bin/ /usr/local/bin/
 # The default --log-dir, writable by the user below when no volume is mounted on it.

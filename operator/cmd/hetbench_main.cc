@@ -1,8 +1,10 @@
 // hetbench: the command-line client. Only wiring lives here.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
 #include "hetbench/kube/config.h"
+#include "hetbench/kube/credentials.h"
 #include "hetbench/kube/rest_client.h"
 
 namespace benchmark = hetbench::benchmark;
@@ -52,6 +55,36 @@ std::optional<int> parseCommand(const char* command, common::FlagSet& flags, int
   return std::nullopt;
 }
 
+/// How `hetbench logs --server` reaches the server: over HTTPS with the kubeconfig user's
+/// credentials (none when there is no kubeconfig and none was named).
+common::Result<cli::ServerAccess> serverAccess(const std::string& server,
+                                               const std::string& kubeconfig,
+                                               const std::string& context,
+                                               const std::string& caFile, bool insecure) {
+  cli::ServerAccess access;
+  access.url = server;
+  access.insecureSkipTlsVerify = insecure;
+  if (!caFile.empty()) {
+    std::ifstream in(caFile, std::ios::binary);
+    access.caPem.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (access.caPem.empty())
+      return common::invalidError("--certificate-authority " + caFile + ": missing or empty");
+  }
+  if (server.rfind("https://", 0) != 0) return access;
+  const std::string env = std::getenv("KUBECONFIG") ? std::getenv("KUBECONFIG") : "";
+  const std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
+  std::error_code ec;
+  if (kubeconfig.empty() && env.empty() &&
+      (home.empty() || !std::filesystem::exists(home + "/.kube/config", ec))) {
+    return access;
+  }
+  HETBENCH_ASSIGN_OR_RETURN(kube::RestConfig config,
+                            kube::loadKubeconfig({kubeconfig, env, home, context}));
+  static common::SystemClock clock;
+  access.credentials = kube::makeCredentialProvider(config, clock);
+  return access;
+}
+
 int logs(int argc, char** argv) {
   common::FlagSet flags("hetbench logs RUN",
                         "Prints the container logs the operator kept for a BenchmarkRun, from "
@@ -63,10 +96,24 @@ int logs(int argc, char** argv) {
   std::int64_t repetition = -1;
   bool timestamps = false;
   std::string uid;
+  std::string kubeconfig;
+  std::string context;
+  std::string caFile;
+  bool insecure = false;
   flags.addString("namespace", &ns, "The run's namespace.");
   flags.addString("server", &server,
-                  "The operator's log server, e.g. http://127.0.0.1:8082 (through kubectl "
-                  "port-forward on a cluster).");
+                  "The operator's log server, e.g. https://127.0.0.1:8082 (through kubectl "
+                  "port-forward on a cluster); over HTTPS it is sent the kubeconfig user's "
+                  "credentials, and needs them to allow get pods/log in the namespace.");
+  flags.addString("kubeconfig", &kubeconfig,
+                  "The kubeconfig whose user --server is sent (default: $KUBECONFIG, "
+                  "~/.kube/config).");
+  flags.addString("context", &context, "The kubeconfig context.");
+  flags.addString("certificate-authority", &caFile,
+                  "The CA of the log server's certificate (default: the system's).");
+  flags.addBool("insecure-skip-tls-verify", &insecure,
+                "Do not check the log server's certificate (the operator's own, self-signed, "
+                "when it has no --tls-cert-dir).");
   flags.addString("log-dir", &dir, "Read the operator's --log-dir directly instead.");
   flags.addInt("trial", &trial, "Only this trial (-1: all).", -1, 1'000'000);
   flags.addInt("repetition", &repetition, "Only this repetition (-1: all).", -1, 1'000'000);
@@ -84,7 +131,12 @@ int logs(int argc, char** argv) {
   if (!dir.empty()) {
     source = cli::directorySource(dir);
   } else {
-    auto made = cli::serverSource(server);
+    auto access = serverAccess(server, kubeconfig, context, caFile, insecure);
+    if (!access.isOk()) {
+      std::fprintf(stderr, "hetbench logs: %s\n", access.status().message().c_str());
+      return 2;
+    }
+    auto made = cli::serverSource(std::move(access).value());
     if (!made.isOk()) {
       std::fprintf(stderr, "hetbench logs: %s\n", made.status().message().c_str());
       return 2;

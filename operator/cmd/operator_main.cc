@@ -1,5 +1,5 @@
 // hetbench-operator: the controller daemon. Only wiring lives here.
-#include <prometheus/exposer.h>
+#include <prometheus/collectable.h>
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "hetbench/common/clock.h"
@@ -37,6 +39,10 @@ struct Flags {
   std::string metricsAddress = ":8080";
   std::string probeAddress = ":8081";
   std::string logsAddress = ":8082";
+  bool metricsSecure = true;
+  bool logsSecure = true;
+  std::string tlsCertDir;
+  std::string clientCaFile;
   bool leaderElect = false;
   std::string leaderElectionNamespace;
   std::string leaderElectionId = "hetbench-operator";
@@ -95,6 +101,18 @@ void addFlags(common::FlagSet& flags, Flags& f, bool& showVersion) {
                   "Address of /healthz and /readyz; 0 disables them.");
   flags.addString("logs-bind-address", &f.logsAddress,
                   "Address serving the kept logs read-only under /logs/; 0 disables it.");
+  flags.addBool("metrics-secure", &f.metricsSecure,
+                "Serve /metrics over HTTPS to callers allowed to get it (TokenReview and "
+                "SubjectAccessReview); false: plain HTTP to anyone.");
+  flags.addBool("logs-secure", &f.logsSecure,
+                "Serve logs over HTTPS to callers allowed to get pods/log in the run's "
+                "namespace; false: plain HTTP to anyone.");
+  flags.addString("tls-cert-dir", &f.tlsCertDir,
+                  "Directory holding tls.crt and tls.key (a kubernetes.io/tls Secret, reloaded "
+                  "when it changes) for the secure endpoints; empty: a self-signed certificate.");
+  flags.addString("client-ca-file", &f.clientCaFile,
+                  "CA bundle that the secure endpoints verify client certificates against (the "
+                  "certificate's CN is the user, O the groups); empty: bearer tokens only.");
   flags.addBool("leader-elect", &f.leaderElect,
                 "Run as one of several replicas: only the holder of a Lease reconciles.");
   flags.addString("leader-election-namespace", &f.leaderElectionNamespace,
@@ -216,25 +234,63 @@ std::shared_ptr<metrics::BenchmarkMetrics> benchmarkSeries(
 
 /// The servers the operator runs beside the manager: /metrics, the probes and the log server.
 struct Endpoints {
-  std::unique_ptr<prometheus::Exposer> exposer;
+  std::unique_ptr<kube::KubeClient> reviewClient;
+  std::unique_ptr<controller::DelegatingAuthorizer> authorizer;
+  controller::EndpointSecurity security;
+  std::unique_ptr<controller::CertificateReloader> reloader;
+  std::unique_ptr<hetbench::http::Server> metrics;
   std::unique_ptr<hetbench::http::Server> probes;
   std::unique_ptr<hetbench::http::Server> logServer;
+
+  void stop() {
+    for (auto* server : {&metrics, &probes, &logServer})
+      if (*server) (*server)->stop();
+  }
 };
 
-common::Result<Endpoints> serveEndpoints(
-    const Flags& f, const Addresses& addresses, controller::Manager& manager,
-    const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables) {
-  Endpoints out;
+/// What the secure endpoints need: a certificate, the client CA and the authorizer (over a
+/// client of its own, so that callers sending tokens do not use the controller's request rate).
+common::Status secureEndpoints(const Flags& f, const kube::RestConfig& config,
+                               const common::Clock& clock,
+                               const kube::RestClientOptions& clientOptions,
+                               kube::RequestObserver observer, Endpoints& out) {
+  controller::EndpointSecurity& security = out.security;
+  auto certificate = controller::endpointCertificate(f.tlsCertDir, {hostname(), "localhost"});
+  if (!certificate.isOk())
+    return common::invalidError("--tls-cert-dir: " + certificate.status().message());
+  if (!f.tlsCertDir.empty())
+    out.reloader =
+        std::make_unique<controller::CertificateReloader>(f.tlsCertDir, certificate.value());
+  security.tls = std::move(certificate).value();
+  if (!f.clientCaFile.empty()) {
+    std::ifstream in(f.clientCaFile, std::ios::binary);
+    security.clientCaPem.assign(std::istreambuf_iterator<char>(in),
+                                std::istreambuf_iterator<char>());
+    if (security.clientCaPem.empty())
+      return common::invalidError("--client-ca-file " + f.clientCaFile + ": missing or empty");
+  }
+  auto client = kube::makeRestClient(config, clientOptions, clock, std::move(observer));
+  if (!client.isOk()) return client.status();
+  out.reviewClient = std::move(client).value();
+  out.authorizer = std::make_unique<controller::DelegatingAuthorizer>(*out.reviewClient, clock);
+  security.authorizer = out.authorizer.get();
+  return common::okStatus();
+}
+
+common::Status serveEndpoints(const Flags& f, const Addresses& addresses,
+                              controller::Manager& manager,
+                              std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
+                              Endpoints& out) {
+  const controller::EndpointSecurity& security = out.security;
+  const controller::EndpointSecurity plain;
   if (addresses.metrics) {
-    const controller::BindAddress& a = *addresses.metrics;
-    try {
-      out.exposer = std::make_unique<prometheus::Exposer>(a.host + ":" + std::to_string(a.port));
-    } catch (const std::exception& e) {
-      return common::unavailableError("--metrics-bind-address " + f.metricsAddress + ": " +
-                                      e.what());
-    }
-    for (const auto& collectable : collectables) out.exposer->RegisterCollectable(collectable);
-    spdlog::info("metrics listening on {}:{}", a.host, out.exposer->GetListeningPorts().front());
+    auto served = controller::serveMetrics(*addresses.metrics, std::move(collectables),
+                                           f.metricsSecure ? security : plain);
+    if (!served.isOk())
+      return common::unavailableError("--metrics-bind-address: " + served.status().message());
+    out.metrics = std::move(served).value();
+    spdlog::info("metrics listening on {}:{} ({})", addresses.metrics->host, out.metrics->port(),
+                 f.metricsSecure ? "https, authorized" : "http, open to anyone");
   }
   if (addresses.probes) {
     auto served = controller::serveProbes(
@@ -247,13 +303,14 @@ common::Result<Endpoints> serveEndpoints(
     spdlog::info("health probes listening on {}:{}", addresses.probes->host, out.probes->port());
   }
   if (addresses.logs) {
-    auto served = controller::serveLogs(*addresses.logs, f.logDir);
+    auto served = controller::serveLogs(*addresses.logs, f.logDir, f.logsSecure ? security : plain);
     if (!served.isOk())
       return common::unavailableError("--logs-bind-address: " + served.status().message());
     out.logServer = std::move(served).value();
-    spdlog::info("logs served on {}:{}", addresses.logs->host, out.logServer->port());
+    spdlog::info("logs served on {}:{} ({})", addresses.logs->host, out.logServer->port(),
+                 f.logsSecure ? "https, authorized" : "http, open to anyone");
   }
-  return out;
+  return common::okStatus();
 }
 
 }  // namespace
@@ -313,11 +370,16 @@ int main(int argc, char** argv) {
   state.logDirFreeBytes = [&janitor] { return janitor.freeBytes(); };
   state.logDirMaxBytes = [&janitor] { return janitor.maxBytes(); };
   state.logPrunedRuns = [&janitor] { return janitor.prunedRuns(); };
-  // The exposer keeps weak pointers: main owns the collectables.
   auto stateMetrics = std::make_shared<metrics::StateMetrics>(std::move(state));
-  common::Result<Endpoints> endpoints =
-      serveEndpoints(f, addresses, manager, {metrics.registry(), benchmarks, stateMetrics});
-  if (!endpoints.isOk()) return fail(endpoints.status().message());
+  Endpoints endpoints;
+  if ((addresses.metrics && f.metricsSecure) || (addresses.logs && f.logsSecure)) {
+    const common::Status secured = secureEndpoints(f, config.value(), clock, clientOptions,
+                                                   metrics.requestObserver(), endpoints);
+    if (!secured.isOk()) return fail(secured.message());
+  }
+  const common::Status served = serveEndpoints(
+      f, addresses, manager, {metrics.registry(), benchmarks, stateMetrics}, endpoints);
+  if (!served.isOk()) return fail(served.message());
 
   std::atomic<bool> signalled{false};
   std::thread signalThread([&] {
@@ -331,16 +393,25 @@ int main(int argc, char** argv) {
       f.namespaces.empty() ? "all" : fmt::format("{}", fmt::join(f.namespaces, ",")),
       f.leaderElect ? options.leaderElection.leaseNamespace + "/" + f.leaderElectionId : "off");
   manager.start();
-  while (!signalled && manager.healthy())
+  // The kubelet updates a mounted Secret within about a minute of its renewal.
+  constexpr auto kCertificateCheck = std::chrono::seconds(10);
+  auto nextCertificateCheck = std::chrono::steady_clock::now() + kCertificateCheck;
+  while (!signalled && manager.healthy()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (endpoints.reloader && std::chrono::steady_clock::now() >= nextCertificateCheck) {
+      nextCertificateCheck += kCertificateCheck;
+      const common::Status reloaded =
+          endpoints.reloader->reload({endpoints.metrics.get(), endpoints.logServer.get()});
+      if (!reloaded.isOk()) spdlog::error("--tls-cert-dir: {}", reloaded.message());
+    }
+  }
 
   const bool lost = !manager.healthy();
   spdlog::info("shutting down: {}", lost ? "lost the leader lease" : "signal received");
   manager.stop();
   collector.stop();
   events.flush();
-  if (endpoints.value().probes) endpoints.value().probes->stop();
-  if (endpoints.value().logServer) endpoints.value().logServer->stop();
+  endpoints.stop();
   if (!signalled) ::kill(::getpid(), SIGTERM);  // wakes the signal thread
   signalThread.join();
   spdlog::info("stopped");

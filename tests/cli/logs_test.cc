@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "hetbench/controller/endpoints.h"
+#include "hetbench/http/tls.h"
 
 namespace hetbench::cli {
 namespace {
@@ -85,6 +87,15 @@ class CliLogsSources : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+/// Where the log server is, its certificate checked against `caPem` (or not at all).
+ServerAccess accessTo(std::string url, std::string caPem = "", bool insecure = false) {
+  ServerAccess access;
+  access.url = std::move(url);
+  access.caPem = std::move(caPem);
+  access.insecureSkipTlsVerify = insecure;
+  return access;
+}
+
 constexpr const char* kAll =
     "==> 0-0/pod-a/main.log <==\nfirst line\nsecond line\n"
     "==> 1-0/pod-b/main.log <==\nother trial\n";
@@ -93,7 +104,8 @@ constexpr const char* kAll =
 TEST_F(CliLogsSources, DirectoryAndServerAgree) {
   auto server = controller::serveLogs({"127.0.0.1", 0}, dir_);
   ASSERT_TRUE(server.isOk()) << server.status().toString();
-  auto remote = serverSource("http://127.0.0.1:" + std::to_string(server.value()->port()));
+  auto remote =
+      serverSource(accessTo("http://127.0.0.1:" + std::to_string(server.value()->port())));
   ASSERT_TRUE(remote.isOk());
   std::vector<std::unique_ptr<LogSource>> sources;
   sources.push_back(directorySource(dir_));
@@ -124,10 +136,59 @@ TEST_F(CliLogsSources, DirectoryAndServerAgree) {
 
 // Verifies an unreachable server is an error, not an empty answer.
 TEST(CliLogs, UnreachableServerIsAnError) {
-  auto remote = serverSource("http://127.0.0.1:1");
+  auto remote = serverSource(accessTo("http://127.0.0.1:1"));
   ASSERT_TRUE(remote.isOk());
   std::ostringstream out;
   EXPECT_TRUE(printLogs(*remote.value(), "ns", "run", {}, out).isUnavailable());
+}
+
+/// Credentials that never change, as a kubeconfig's static token.
+class StaticToken final : public kube::CredentialProvider {
+ public:
+  common::Result<kube::Credentials> get() override { return kube::Credentials{"s3cret", "", ""}; }
+  void invalidate() override {}
+};
+
+// Verifies that the kubeconfig user's token goes to an HTTPS log server whose certificate the
+// given CA signed, never over plain HTTP, and that a server signed by another CA is refused.
+TEST(CliLogs, CredentialsGoOverCheckedHttpsOnly) {
+  auto certificate = http::generateServingCertificate({"localhost"}, {"127.0.0.1"});
+  auto stranger = http::generateServingCertificate({"localhost"}, {"127.0.0.1"});
+  ASSERT_TRUE(certificate.isOk() && stranger.isOk());
+  std::mutex mu;
+  std::vector<std::string> seen;  // the Authorization header of each request
+  auto handler = [&](const http::Request& request, http::ResponseWriter& out) {
+    {
+      std::lock_guard lock(mu);
+      seen.push_back(request.header("authorization"));
+    }
+    out.send(200, {{"Content-Type", "application/json"}}, "[]");
+  };
+  http::ServerOptions plainOptions;
+  auto plain = http::Server::start(plainOptions, handler);
+  http::ServerOptions tlsOptions;
+  tlsOptions.tls = certificate.value();
+  auto secure = http::Server::start(tlsOptions, handler);
+  ASSERT_TRUE(plain.isOk() && secure.isOk());
+  auto token = std::make_shared<StaticToken>();
+  auto listAt = [&](ServerAccess access) {
+    access.credentials = token;
+    auto source = serverSource(std::move(access));
+    EXPECT_TRUE(source.isOk()) << source.status().toString();
+    return source.isOk() ? source.value()->list("ns", "run").status() : source.status();
+  };
+  const std::string port = std::to_string(secure.value()->port());
+  EXPECT_TRUE(listAt(accessTo("http://127.0.0.1:" + std::to_string(plain.value()->port()))).isOk());
+  EXPECT_TRUE(listAt(accessTo("https://127.0.0.1:" + port, certificate.value().caCertPem)).isOk());
+  EXPECT_TRUE(
+      listAt(accessTo("https://127.0.0.1:" + port, stranger.value().caCertPem)).isUnavailable());
+  EXPECT_TRUE(listAt(accessTo("https://127.0.0.1:" + port, "", true)).isOk());
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(seen, (std::vector<std::string>{"", "Bearer s3cret", "Bearer s3cret"}));
+  }
+  plain.value()->stop();
+  secure.value()->stop();
 }
 
 }  // namespace

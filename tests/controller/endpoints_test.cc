@@ -1,6 +1,8 @@
 #include "hetbench/controller/endpoints.h"
 
 #include <gtest/gtest.h>
+#include <prometheus/counter.h>
+#include <prometheus/registry.h>
 
 #include <atomic>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "hetbench/http/tls.h"
 #include "http/test_client.h"
 
 namespace hetbench::controller {
@@ -82,9 +85,15 @@ TEST(Endpoints, SilentConnectionsDoNotStarveTheProbes) {
   ASSERT_TRUE(probes.isOk()) << probes.status().toString();
   auto logs = serveLogs({"127.0.0.1", 0}, std::filesystem::temp_directory_path());
   ASSERT_TRUE(logs.isOk()) << logs.status().toString();
+  EndpointSecurity tls;
+  auto certificate = endpointCertificate("", {"localhost"});
+  ASSERT_TRUE(certificate.isOk()) << certificate.status().toString();
+  tls.tls = certificate.value();
+  auto metrics = serveMetrics({"127.0.0.1", 0}, {}, tls);
+  ASSERT_TRUE(metrics.isOk()) << metrics.status().toString();
   std::vector<std::unique_ptr<http::testing::TestConnection>> silent;
-  for (int i = 0; i < 100; ++i) {
-    for (const auto* server : {probes.value().get(), logs.value().get()}) {
+  for (int i = 0; i < 1000; ++i) {
+    for (const auto* server : {probes.value().get(), logs.value().get(), metrics.value().get()}) {
       silent.push_back(http::testing::TestConnection::connect(server->port()));
       ASSERT_NE(silent.back(), nullptr);
     }
@@ -95,8 +104,87 @@ TEST(Endpoints, SilentConnectionsDoNotStarveTheProbes) {
     EXPECT_EQ(answer->status, 200) << path;
   }
   EXPECT_TRUE(silent.front()->closedByServer());
-  probes.value()->stop();
-  logs.value()->stop();
+  http::testing::TlsClientOptions client;
+  client.caPem = certificate.value().caCertPem;
+  auto scrape = http::testing::TestConnection::connectTls(metrics.value()->port(), client);
+  ASSERT_NE(scrape, nullptr);
+  ASSERT_TRUE(scrape->sendAll("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto answer = scrape->readResponse();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 200);
+  for (http::Server* server : {probes.value().get(), logs.value().get(), metrics.value().get()})
+    server->stop();
+}
+
+// Verifies that /metrics shows every collectable at each scrape, and nothing else is served.
+TEST(Endpoints, MetricsGatherTheCollectablesAtEachScrape) {
+  auto registry = std::make_shared<prometheus::Registry>();
+  prometheus::Counter& counter = prometheus::BuildCounter()
+                                     .Name("hetbench_test_total")
+                                     .Help("A counter of the test.")
+                                     .Register(*registry)
+                                     .Add({});
+  auto server = serveMetrics({"127.0.0.1", 0}, {registry});
+  ASSERT_TRUE(server.isOk()) << server.status().toString();
+  const std::uint16_t port = server.value()->port();
+  counter.Increment(3);
+  auto scraped = http::testing::get(port, "/metrics");
+  ASSERT_TRUE(scraped.has_value());
+  EXPECT_EQ(scraped->status, 200);
+  EXPECT_EQ(scraped->header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_NE(scraped->body.find("hetbench_test_total 3"), std::string::npos) << scraped->body;
+  counter.Increment();
+  auto get = [&](const std::string& target) {
+    return http::testing::get(port, target).value_or(http::testing::Response{});
+  };
+  EXPECT_NE(get("/metrics").body.find("hetbench_test_total 4"), std::string::npos);
+  EXPECT_EQ(get("/other").status, 404);
+  server.value()->stop();
+}
+
+// Verifies that a renewed certificate in --tls-cert-dir serves the next connections, and that
+// a broken one is refused while the server keeps the one it has.
+TEST(Endpoints, RenewedCertificatesServeTheNextConnections) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hetbench-certs-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const http::ServingCertificate& cert) {
+    std::ofstream(dir / "tls.crt") << cert.certPem;
+    std::ofstream(dir / "tls.key") << cert.keyPem;
+  };
+  auto first = http::generateServingCertificate({"localhost"}, {"127.0.0.1"});
+  auto second = http::generateServingCertificate({"localhost"}, {"127.0.0.1"});
+  ASSERT_TRUE(first.isOk() && second.isOk());
+  EXPECT_FALSE(endpointCertificate(dir, {}).isOk()) << "an empty directory has no certificate";
+  write(first.value());
+  auto loaded = endpointCertificate(dir, {});
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  EndpointSecurity security;
+  security.tls = loaded.value();
+  auto server = serveMetrics({"127.0.0.1", 0}, {}, security);
+  ASSERT_TRUE(server.isOk()) << server.status().toString();
+  auto trusts = [&](const http::ServingCertificate& ca) {
+    http::testing::TlsClientOptions client;
+    client.caPem = ca.caCertPem;
+    client.verifyIp = "127.0.0.1";
+    return http::testing::TestConnection::connectTls(server.value()->port(), client) != nullptr;
+  };
+  EXPECT_TRUE(trusts(first.value()));
+  EXPECT_FALSE(trusts(second.value()));
+
+  CertificateReloader reloader(dir, loaded.value());
+  EXPECT_TRUE(reloader.reload({server.value().get()}).isOk()) << "nothing changed";
+  write(second.value());
+  const common::Status renewed = reloader.reload({server.value().get()});
+  EXPECT_TRUE(renewed.isOk()) << renewed.toString();
+  EXPECT_TRUE(trusts(second.value()));
+  EXPECT_FALSE(trusts(first.value()));
+
+  std::ofstream(dir / "tls.key") << first.value().keyPem;  // not the certificate's key
+  EXPECT_FALSE(reloader.reload({server.value().get()}).isOk());
+  EXPECT_TRUE(trusts(second.value()));
+  server.value()->stop();
+  std::filesystem::remove_all(dir);
 }
 
 // Verifies the log server serves files under its directory and nothing outside it.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "hetbench/kube/rest_client.h"
 #include "kubeconfig.h"
@@ -122,6 +123,14 @@ void OperatorTest::SetUp() {
       kubesim::writeFileAtomically(kubeconfig_, kubesim::renderKubeconfig(kubeconfig));
   ASSERT_TRUE(written.isOk()) << written.toString();
 
+  auto certificate = http::generateServingCertificate({"localhost"}, {"127.0.0.1"});
+  ASSERT_TRUE(certificate.isOk()) << certificate.status().toString();
+  endpointCertificate_ = certificate.value();
+  certDir_ = dir_.path() / "tls";
+  std::filesystem::create_directories(certDir_);
+  std::ofstream(certDir_ / "tls.crt") << endpointCertificate_.certPem;
+  std::ofstream(certDir_ / "tls.key") << endpointCertificate_.keyPem;
+
   client_ = testing_support::kubesimClient(harness_, clock_);
   ASSERT_TRUE(client_);
   ASSERT_TRUE(testing_support::installCrd(
@@ -141,14 +150,30 @@ OperatorProcess& OperatorTest::startOperator(const std::vector<std::string>& ext
                                    "127.0.0.1:0",
                                    "--logs-bind-address",
                                    "127.0.0.1:0",
+                                   "--tls-cert-dir",
+                                   certDir_.string(),
                                    "--log-format",
                                    "json"};
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   const std::filesystem::path log =
       dir_.path() / ("operator-" + std::to_string(operators_.size()) + ".log");
   operators_.push_back(std::make_unique<OperatorProcess>(args, log));
+  if (std::find(args.begin(), args.end(), "--metrics-secure=false") == args.end())
+    operators_.back()->setMetricsAccess(endpointCertificate_.caCertPem,
+                                        [this] { return metricsToken(); });
   EXPECT_TRUE(operators_.back()->waitReady(kWait));
   return *operators_.back();
+}
+
+std::string OperatorTest::metricsToken() {
+  if (metricsToken_.empty()) {
+    EXPECT_TRUE(testing_support::createObjects(
+        *client_,
+        std::string(HETBENCH_SOURCE_DIR) + "/manifests/observability/metrics-reader.yaml"));
+    metricsToken_ =
+        testing_support::serviceAccountToken(harness_, *client_, "monitoring", "prometheus-k8s");
+  }
+  return metricsToken_;
 }
 
 json OperatorTest::createRun(const std::string& name, const json& spec) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hetbench/common/clock.h"
+#include "hetbench/http/tls.h"
 #include "hetbench/kube/client.h"
 #include "operator_process.h"
 #include "testing/harness.h"
@@ -85,6 +86,10 @@ class OperatorTest : public ::testing::Test {
   /// chosen by the kernel, JSON logs) followed by `extraArgs`, and waits until it is ready.
   OperatorProcess& startOperator(const std::vector<std::string>& extraArgs = {});
 
+  /// The token of a service account that may get /metrics through the shipped
+  /// manifests/observability/metrics-reader.yaml (Prometheus' account there), made at first use.
+  std::string metricsToken();
+
   nlohmann::json createRun(const std::string& name, const nlohmann::json& spec);
   /// The run, or null once it is gone.
   nlohmann::json getRun(const std::string& name);
@@ -109,6 +114,10 @@ class OperatorTest : public ::testing::Test {
   TempDir dir_;
   std::filesystem::path logDir_;
   std::string kubeconfig_;
+  /// The serving certificate of the operators' /metrics and log server (--tls-cert-dir).
+  http::ServingCertificate endpointCertificate_;
+  std::filesystem::path certDir_;
+  std::string metricsToken_;
   common::SystemClock clock_;
   std::unique_ptr<kube::KubeClient> client_;
   std::vector<std::unique_ptr<OperatorProcess>> operators_;

@@ -15,6 +15,7 @@ using namespace std::chrono_literals;
 
 constexpr std::string_view kProbesLine = "health probes listening on ";
 constexpr std::string_view kMetricsLine = "metrics listening on ";
+constexpr std::string_view kLogsLine = "logs served on ";
 constexpr auto kPollInterval = 20ms;
 
 /// The port of "<prefix>HOST:PORT" among JSON log lines; 0 before it is logged.
@@ -49,6 +50,7 @@ OperatorProcess::OperatorProcess(const std::vector<std::string>& args,
     }
     if (probePort_ == 0) probePort_ = portIn(output(), kProbesLine);
     if (metricsPort_ == 0) metricsPort_ = portIn(output(), kMetricsLine);
+    if (logsPort_ == 0) logsPort_ = portIn(output(), kLogsLine);
     if (probePort_ != 0 && readyz() == 200) return ::testing::AssertionSuccess();
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -62,9 +64,23 @@ int OperatorProcess::readyz() const {
   return response ? response->status : 0;
 }
 
+void OperatorProcess::setMetricsAccess(std::string caPem, std::function<std::string()> token) {
+  metricsCaPem_ = std::move(caPem);
+  metricsToken_ = std::move(token);
+}
+
 std::optional<std::string> OperatorProcess::scrapeMetrics() const {
   if (metricsPort_ == 0) return std::nullopt;
-  std::optional<http::testing::Response> response = http::testing::get(metricsPort_, "/metrics");
+  std::optional<http::testing::Response> response;
+  if (metricsToken_) {
+    http::testing::TlsClientOptions tls;
+    tls.caPem = metricsCaPem_;
+    tls.verifyIp = "127.0.0.1";
+    response = http::testing::getTls(metricsPort_, "/metrics", tls,
+                                     "Authorization: Bearer " + metricsToken_() + "\r\n");
+  } else {
+    response = http::testing::get(metricsPort_, "/metrics");
+  }
   if (!response || response->status != 200) return std::nullopt;
   return response->body;
 }

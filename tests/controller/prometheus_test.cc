@@ -123,12 +123,20 @@ TEST_F(OperatorTest, PrometheusEvaluatesEveryRuleAndDashboardExpression) {
                                          "/manifests/observability/prometheusrule.yaml");
   const std::filesystem::path rules = dir_.path() / "rules.yaml";
   std::ofstream(rules) << YAML::Dump(rule["spec"]);
+  // Scraped as the ServiceMonitor says: HTTPS with a token of Prometheus' service account.
+  const std::filesystem::path token = dir_.path() / "prometheus.token";
+  std::ofstream(token) << metricsToken();
+  const std::filesystem::path ca = dir_.path() / "operator-ca.crt";
+  std::ofstream(ca) << endpointCertificate_.caCertPem;
   const std::filesystem::path config = dir_.path() / "prometheus.yml";
   std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
                         << "rule_files: [" << rules.string() << "]\n"
                         << "scrape_configs:\n"
                         << "- job_name: hetbench-operator-metrics\n"
                         << "  honor_labels: true\n"
+                        << "  scheme: https\n"
+                        << "  tls_config: {ca_file: " << ca.string() << "}\n"
+                        << "  authorization: {credentials_file: " << token.string() << "}\n"
                         << "  static_configs: [{targets: ['127.0.0.1:" << op.metricsPort()
                         << "']}]\n";
   // Prometheus cannot report a port it chose itself: it gets one that was free a moment ago.

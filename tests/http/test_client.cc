@@ -269,6 +269,15 @@ std::optional<Response> get(std::uint16_t port, std::string_view target) {
   return connection->readResponse();
 }
 
+std::optional<Response> getTls(std::uint16_t port, std::string_view target,
+                               const TlsClientOptions& options, std::string_view extraHeaders) {
+  std::unique_ptr<TestConnection> connection = TestConnection::connectTls(port, options);
+  if (!connection ||
+      !connection->sendAll(getRequest(target, std::string(extraHeaders) + "Connection: close\r\n")))
+    return std::nullopt;
+  return connection->readResponse();
+}
+
 int threadCount() {
   std::ifstream status("/proc/self/status");
   std::string line;

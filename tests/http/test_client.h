@@ -91,6 +91,10 @@ std::string getRequest(std::string_view target, std::string_view extraHeaders = 
 /// GET `target` from 127.0.0.1:`port` on a connection of its own (Connection: close); nullopt
 /// when nothing answers.
 std::optional<Response> get(std::uint16_t port, std::string_view target);
+/// The same over TLS, with `extraHeaders` ("Name: value\r\n" each); nullopt also when the
+/// handshake fails.
+std::optional<Response> getTls(std::uint16_t port, std::string_view target,
+                               const TlsClientOptions& options, std::string_view extraHeaders = "");
 
 /// Threads of this process now, to check that a server leaves none behind.
 int threadCount();

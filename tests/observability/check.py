@@ -377,12 +377,15 @@ def check_kustomize(path):
     problems = Problems()
     docs = [d for d in yaml.safe_load_all(pathlib.Path(path).read_text(encoding="utf-8")) if d]
     by_kind = {}
+    cluster_scoped = ("ClusterRole", "ClusterRoleBinding")
     for d in docs:
         by_kind.setdefault(d["kind"], []).append(d)
-        if d["metadata"].get("namespace") != "hetbench-system":
+        want_namespace = None if d["kind"] in cluster_scoped else "hetbench-system"
+        if d["metadata"].get("namespace") != want_namespace:
             problems.append(f"{d['kind']} {d['metadata']['name']}: namespace "
-                            f"{d['metadata'].get('namespace')!r}, want hetbench-system")
-    want = {"Service": 1, "ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 2}
+                            f"{d['metadata'].get('namespace')!r}, want {want_namespace!r}")
+    want = {"Service": 1, "ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 2,
+            "ClusterRole": 1, "ClusterRoleBinding": 1}
     counts = {k: len(v) for k, v in by_kind.items()}
     if counts != want:
         problems.append(f"objects {counts}, want {want}")
@@ -405,6 +408,16 @@ def check_kustomize(path):
                                 for e in endpoints):
             problems.append("every ServiceMonitor endpoint must scrape port metrics with "
                             "honorLabels: true")
+        if any(e.get("scheme") != "https" or not e.get("bearerTokenFile") for e in endpoints):
+            problems.append("every ServiceMonitor endpoint must scrape over https with "
+                            "Prometheus' token (the operator serves /metrics to nobody else)")
+    # Prometheus' token must be allowed get /metrics (the operator asks a SubjectAccessReview).
+    readers = [r for r in by_kind.get("ClusterRole", [])
+               if {"nonResourceURLs": ["/metrics"], "verbs": ["get"]} in r.get("rules", [])]
+    bound = [b for b in by_kind.get("ClusterRoleBinding", [])
+             if any(b.get("roleRef", {}).get("name") == r["metadata"]["name"] for r in readers)]
+    if not readers or not bound:
+        problems.append("no ClusterRole granting get on /metrics, bound to Prometheus")
     rendered_rules = by_kind.get("PrometheusRule", [{}])[0].get("spec")
     if rendered_rules != {"groups": px.rule_groups(ROOT)}:
         problems.append("the rendered PrometheusRule differs from prometheusrule.yaml")

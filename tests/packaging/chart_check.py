@@ -129,10 +129,10 @@ def check_linked(problems, chart_dir, source_dir, pattern, exclude=()):
     return len(linked)
 
 
-def rules_of_helper():
+def rules_of_helper(name):
     text = (TEMPLATES / "_helpers.tpl").read_text()
-    found = re.search(r'{{-?\s*define "hetbench.rules"\s*-?}}(.*?){{-?\s*end\s*-?}}', text,
-                      re.DOTALL)
+    found = re.search(r'{{-?\s*define "' + re.escape(name) + r'"\s*-?}}(.*?){{-?\s*end\s*-?}}',
+                      text, re.DOTALL)
     if not found:
         return None
     return yaml.safe_load(found.group(1))
@@ -157,15 +157,18 @@ def check_sources():
                         "manifests/operator/user-roles.yaml")
     count += 1
 
-    cluster_roles = [d for d in yaml.safe_load_all(
-        (ROOT / "manifests" / "operator" / "clusterrole.yaml").read_text())
-        if d and d["kind"] == "ClusterRole"]
-    helper = rules_of_helper()
-    if helper is None:
-        problems.append("templates/_helpers.tpl defines no hetbench.rules")
-    elif len(cluster_roles) != 1 or helper != cluster_roles[0]["rules"]:
-        problems.append("the rules of hetbench.rules (templates/_helpers.tpl) differ from those "
-                        "of manifests/operator/clusterrole.yaml")
+    for helper_name, source in (("hetbench.rules", "operator/clusterrole.yaml"),
+                                ("hetbench.endpointAuthRules", "operator/endpoint-auth.yaml"),
+                                ("hetbench.metricsReaderRules",
+                                 "observability/metrics-reader.yaml")):
+        cluster_roles = [d for d in yaml.safe_load_all((ROOT / "manifests" / source).read_text())
+                         if d and d["kind"] == "ClusterRole"]
+        helper = rules_of_helper(helper_name)
+        if helper is None:
+            problems.append(f"templates/_helpers.tpl defines no {helper_name}")
+        elif len(cluster_roles) != 1 or helper != cluster_roles[0]["rules"]:
+            problems.append(f"the rules of {helper_name} (templates/_helpers.tpl) differ from "
+                            f"those of manifests/{source}")
     return problems, f"sources: {count} chart files link to their one copy; the RBAC rules " \
                      "match manifests/operator"
 

@@ -32,6 +32,7 @@ import pathlib
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -485,7 +486,8 @@ def listening_port(log_text, prefix):
         except (ValueError, AttributeError):
             continue
         if isinstance(message, str) and message.startswith(prefix):
-            return int(message.rpartition(":")[2])
+            port = re.search(r":(\d+)(?:\s|$)", message[len(prefix):])
+            return int(port.group(1)) if port else None
     return None
 
 
@@ -498,6 +500,58 @@ def http_status(port, path):
         return None
     finally:
         connection.close()
+
+
+def https_status(port, path, token=None):
+    """The status of GET path over HTTPS, the operator's self-signed certificate unchecked (as
+    the shipped ServiceMonitor's insecureSkipVerify); None when nothing answers."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=5, context=context)
+    try:
+        connection.request("GET", path,
+                           headers={"Authorization": f"Bearer {token}"} if token else {})
+        return connection.getresponse().status
+    except OSError:
+        return None
+    finally:
+        connection.close()
+
+
+def check_endpoint_auth(cluster, operator_log, run_namespace, run_name):
+    """/metrics and the log server as the shipped objects set them up: Prometheus' account
+    (bound by manifests/observability/metrics-reader.yaml) may scrape and may not read logs;
+    no token is 401. The operator's reviews go through the recording proxy, so the rendered RBAC
+    must allow them."""
+    cluster.create_namespace("monitoring")
+    account = {"apiVersion": "v1", "kind": "ServiceAccount",
+               "metadata": {"name": "prometheus-k8s", "namespace": "monitoring"}}
+    cluster.kubectl("create", "-f", "-", stdin=json.dumps(account))
+    # kubectl create token sends protobuf, which kubesim does not read yet (issue 21).
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
+    _, issued = cluster.kubectl(
+        "create", "--raw", "/api/v1/namespaces/monitoring/serviceaccounts/prometheus-k8s/token",
+        "-f", "-", stdin=json.dumps(request))
+    token = json.loads(issued)["status"]["token"]
+    log_text = operator_log.read_text()
+    metrics = listening_port(log_text, "metrics listening on ")
+    logs = listening_port(log_text, "logs served on ")
+    if metrics is None or logs is None:
+        raise Failure(f"the operator logged no metrics or log port:\n{log_text}")
+    run_logs = f"/logs/{run_namespace}/{run_name}/"
+    want = [(metrics, "/metrics", None, 401), (metrics, "/metrics", token, 200),
+            (logs, run_logs, None, 401), (logs, run_logs, token, 403)]
+    problems = []
+    for port, path, bearer, status in want:
+        got = https_status(port, path, bearer)
+        if got != status:
+            problems.append(f"GET https://127.0.0.1:{port}{path} "
+                            f"{'with Prometheus token' if bearer else 'without a token'}: "
+                            f"{got}, want {status}")
+    if problems:
+        raise Failure("\n".join(problems) + f"\noperator log:\n{operator_log.read_text()[-4000:]}")
+    return len(want)
 
 
 # A stand-in for hetbench-train that kubesim can run: the metrics lines of docs/metrics.md for
@@ -585,6 +639,8 @@ def check_operator(work, kubesim, operator):
             raise Failure(f"run {name}: latestEffectiveThroughput {throughput}, want "
                           f"{WANT_THROUGHPUT}")
 
+        checked = check_endpoint_auth(cluster, operator_log, "bench", name)
+
         exit_status = stop_process(process)
         if exit_status != 0:
             raise Failure(f"hetbench-operator exited with {exit_status} on SIGTERM:\n"
@@ -624,7 +680,8 @@ def check_operator(work, kubesim, operator):
         if problems:
             raise Failure("\n".join(problems))
         unused = sorted(f"{v} {r}{'.' + g if g else ''}" for v, g, r in rbac.granted() - used)
-        print(f"operator: run {name} Succeeded at {throughput} samples/s; "
+        print(f"operator: run {name} Succeeded at {throughput} samples/s; {checked} requests to "
+              f"/metrics and the log server answered as the shipped roles say; "
               f"{len(proxy.requests)} API requests, all allowed by the rendered RBAC")
         print("granted but not used by this run (paths it did not take):", ", ".join(unused))
     finally:

@@ -76,3 +76,23 @@ behind each rule.
   resources: [events]
   verbs: [create, patch]
 {{- end -}}
+
+{{/*
+What the secure log server and /metrics ask the API server (TokenReview, SubjectAccessReview),
+the rules of manifests/operator/endpoint-auth.yaml; and what Prometheus needs to scrape /metrics,
+those of manifests/observability/metrics-reader.yaml. tests/packaging/chart_check.py keeps them
+equal.
+*/}}
+{{- define "hetbench.endpointAuthRules" -}}
+- apiGroups: [authentication.k8s.io]
+  resources: [tokenreviews]
+  verbs: [create]
+- apiGroups: [authorization.k8s.io]
+  resources: [subjectaccessreviews]
+  verbs: [create]
+{{- end -}}
+
+{{- define "hetbench.metricsReaderRules" -}}
+- nonResourceURLs: [/metrics]
+  verbs: [get]
+{{- end -}}

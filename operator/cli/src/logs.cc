@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetbench/common/time.h"
+#include "hetbench/kube/http_config.h"
 #include "hetbench/logs/layout.h"
 
 namespace hetbench::cli {
@@ -49,9 +50,14 @@ class DirectorySource final : public LogSource {
   fs::path dir_;
 };
 
+bool isHttps(const std::string& url) { return url.rfind("https://", 0) == 0; }
+
 class ServerSource final : public LogSource {
  public:
-  explicit ServerSource(std::string url) : client_(url) {}
+  ServerSource(ServerAccess access, const kube::Credentials& creds)
+      : access_(std::move(access)),
+        client_(access_.url, kube::httpClientConfig(std::chrono::seconds(60), access_.caPem,
+                                                    access_.insecureSkipTlsVerify, creds)) {}
 
   common::Result<std::vector<std::string>> list(const std::string& ns,
                                                 const std::string& run) override {
@@ -74,7 +80,13 @@ class ServerSource final : public LogSource {
  private:
   common::Status get(const std::string& target, const std::function<void(std::string_view)>& out) {
     try {
-      web::http::http_response response = client_.request(web::http::methods::GET, target).get();
+      web::http::http_request request(web::http::methods::GET);
+      request.set_request_uri(target);
+      if (access_.credentials && isHttps(access_.url)) {
+        HETBENCH_ASSIGN_OR_RETURN(kube::Credentials creds, access_.credentials->get());
+        if (!creds.token.empty()) request.headers().add("Authorization", "Bearer " + creds.token);
+      }
+      web::http::http_response response = client_.request(request).get();
       const std::string body = response.extract_utf8string(true).get();
       if (response.status_code() == 404) return common::notFoundError("no logs at " + target);
       if (response.status_code() != 200) {
@@ -88,6 +100,7 @@ class ServerSource final : public LogSource {
     }
   }
 
+  ServerAccess access_;
   web::http::client::http_client client_;
 };
 
@@ -104,9 +117,15 @@ std::unique_ptr<LogSource> directorySource(fs::path dir) {
   return std::make_unique<DirectorySource>(std::move(dir));
 }
 
-common::Result<std::unique_ptr<LogSource>> serverSource(const std::string& url) {
+common::Result<std::unique_ptr<LogSource>> serverSource(ServerAccess access) {
+  // The client certificate is fixed when the connection's TLS context is made.
+  kube::Credentials creds;
+  if (access.credentials && isHttps(access.url)) {
+    HETBENCH_ASSIGN_OR_RETURN(creds, access.credentials->get());
+  }
+  const std::string url = access.url;
   try {
-    return std::unique_ptr<LogSource>(std::make_unique<ServerSource>(url));
+    return std::unique_ptr<LogSource>(std::make_unique<ServerSource>(std::move(access), creds));
   } catch (const std::exception& e) {
     return common::invalidError("--server " + url + ": " + e.what());
   }

@@ -110,6 +110,7 @@ class ServerImpl : public Server {
 
   common::Status listen();
   std::uint16_t port() const override { return port_; }
+  common::Status setCertificate(const ServingCertificate& cert) override;
   void stop() override;
 
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
@@ -137,7 +138,7 @@ class ServerImpl : public Server {
 
   ServerOptions options_;
   Handler handler_;
-  std::unique_ptr<detail::TlsContext> tls_;
+  std::shared_ptr<detail::TlsContext> tls_;  // guarded by mutex_; each connection keeps its own
   int listenFd_ = -1;
   int wakeRead_ = -1;
   int wakeWrite_ = -1;
@@ -587,9 +588,18 @@ bool ServerImpl::makeRoom(const std::string& client) {
   return true;
 }
 
+common::Status ServerImpl::setCertificate(const ServingCertificate& cert) {
+  if (!options_.tls) return common::invalidError("the server does not serve TLS");
+  HETBENCH_ASSIGN_OR_RETURN(std::unique_ptr<detail::TlsContext> tls,
+                            detail::TlsContext::create(cert, options_.clientCaPem));
+  std::lock_guard lock(mutex_);
+  tls_ = std::move(tls);
+  return common::okStatus();
+}
+
 void ServerImpl::rejectBusy(int fd) {
   // Over TLS an answer would need a handshake on the accept thread; closing says enough there.
-  if (!tls_) {
+  if (!options_.tls) {
     const std::string body = statusJson(503, "ServiceUnavailable", "too many connections");
     const std::string answer =
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
@@ -603,9 +613,11 @@ void ServerImpl::rejectBusy(int fd) {
 
 void ServerImpl::serve(Slot& slot, std::string remoteAddress) {
   int fd;
+  std::shared_ptr<detail::TlsContext> tls;
   {
     std::lock_guard lock(mutex_);
     fd = slot.fd;
+    tls = tls_;
   }
   try {
     // The handshake counts against the first request's head; every write against
@@ -614,7 +626,7 @@ void ServerImpl::serve(Slot& slot, std::string remoteAddress) {
     setReceiveTimeout(fd, options_.headerTimeout);
     detail::PeerIdentity identity;
     std::unique_ptr<detail::Transport> transport =
-        tls_ ? tls_->accept(fd, identity) : detail::makePlainTransport(fd);
+        tls ? tls->accept(fd, identity) : detail::makePlainTransport(fd);
     if (transport && !stopping()) {
       Connection connection(*this, fd, *transport, std::move(remoteAddress), std::move(identity),
                             slot.activity, slot.accepted);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "hetbench/common/time.h"
+#include "hetbench/kube/http_config.h"
 #include "rest_watch.h"
 #include "url.h"
 
@@ -102,26 +103,7 @@ class RestKubeClient final : public KubeClient {
   // A client presents the client certificate of the credentials it was made with.
   client::http_client_config clientConfig(std::chrono::milliseconds timeout,
                                           const Credentials& creds) const {
-    client::http_client_config c;
-    c.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-    c.set_validate_certificates(!config_.insecureSkipTlsVerify);
-    const std::string ca = config_.caPem;
-    const std::string cert = creds.clientCertPem;
-    const std::string key = creds.clientKeyPem;
-    c.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& ctx) {
-      boost::system::error_code ec;
-      if (!ca.empty()) {
-        ctx.add_certificate_authority(boost::asio::buffer(ca.data(), ca.size()), ec);
-      } else {
-        ctx.set_default_verify_paths(ec);
-      }
-      if (!cert.empty() && !key.empty()) {
-        ctx.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()), ec);
-        ctx.use_private_key(boost::asio::buffer(key.data(), key.size()),
-                            boost::asio::ssl::context::pem, ec);
-      }
-    });
-    return c;
+    return httpClientConfig(timeout, config_.caPem, config_.insecureSkipTlsVerify, creds);
   }
 
   // The client of single requests, made again when the credentials carry another client
@@ -387,6 +369,31 @@ common::Result<std::unique_ptr<KubeClient>> makeRestClient(const RestConfig& con
   } catch (const std::exception& e) {
     return common::invalidError("server \"" + config.server + "\": " + e.what());
   }
+}
+
+web::http::client::http_client_config httpClientConfig(std::chrono::milliseconds timeout,
+                                                       const std::string& caPem,
+                                                       bool insecureSkipTlsVerify,
+                                                       const Credentials& creds) {
+  web::http::client::http_client_config c;
+  c.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+  c.set_validate_certificates(!insecureSkipTlsVerify);
+  const std::string cert = creds.clientCertPem;
+  const std::string key = creds.clientKeyPem;
+  c.set_ssl_context_callback([ca = caPem, cert, key](boost::asio::ssl::context& ctx) {
+    boost::system::error_code ec;
+    if (!ca.empty()) {
+      ctx.add_certificate_authority(boost::asio::buffer(ca.data(), ca.size()), ec);
+    } else {
+      ctx.set_default_verify_paths(ec);
+    }
+    if (!cert.empty() && !key.empty()) {
+      ctx.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()), ec);
+      ctx.use_private_key(boost::asio::buffer(key.data(), key.size()),
+                          boost::asio::ssl::context::pem, ec);
+    }
+  });
+  return c;
 }
 
 }  // namespace hetbench::kube

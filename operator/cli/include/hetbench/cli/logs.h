@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hetbench/common/status.h"
+#include "hetbench/kube/credentials.h"
 
 namespace hetbench::cli {
 
@@ -30,9 +31,19 @@ class LogSource {
 
 /// Reads `<dir>/<namespace>/<run>/...` directly (on the operator's host, or a copy of it).
 std::unique_ptr<LogSource> directorySource(std::filesystem::path dir);
-/// Reads through the operator's `--logs-bind-address` server, e.g. "http://127.0.0.1:8082"
-/// (through `kubectl port-forward` on a cluster).
-common::Result<std::unique_ptr<LogSource>> serverSource(const std::string& url);
+/// How the operator's log server is reached: its URL, how its certificate is checked, and the
+/// credentials presented to it (a kubeconfig user's; sent over HTTPS only, never in clear).
+struct ServerAccess {
+  std::string url;
+  std::string caPem;  // the CA of the server's certificate; empty: the system's
+  bool insecureSkipTlsVerify = false;
+  std::shared_ptr<kube::CredentialProvider> credentials;  // nullptr: none
+};
+
+/// Reads through the operator's `--logs-bind-address` server, e.g. "https://127.0.0.1:8082"
+/// (through `kubectl port-forward` on a cluster). A 401 or 403 is Unavailable with the
+/// server's reason.
+common::Result<std::unique_ptr<LogSource>> serverSource(ServerAccess access);
 
 struct LogSelection {
   std::optional<std::int64_t> trial;

@@ -87,6 +87,9 @@ class Server {
   /// Binds, listens and starts serving; the handler runs on connection threads.
   static common::Result<std::unique_ptr<Server>> start(ServerOptions options, Handler handler);
   virtual std::uint16_t port() const = 0;
+  /// Serves connections accepted from now on with `cert` (a renewed one), those open keep
+  /// theirs; Invalid for a server without TLS or a certificate that does not load.
+  virtual common::Status setCertificate(const ServingCertificate& cert) = 0;
   /// Stops accepting, makes every writer report closed(), and joins all threads. Idempotent.
   virtual void stop() = 0;
 };

@@ -1,0 +1,198 @@
+#include "hetbench/controller/endpoint_auth.h"
+
+#include <openssl/evp.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hetbench/common/go_text.h"
+#include "hetbench/common/json_fields.h"
+
+namespace hetbench::controller {
+namespace {
+
+using nlohmann::json;
+
+const kube::GroupVersionResource kTokenReviews{"authentication.k8s.io", "v1", "tokenreviews",
+                                               false};
+const kube::GroupVersionResource kSubjectAccessReviews{"authorization.k8s.io", "v1",
+                                                       "subjectaccessreviews", false};
+
+/// The group every authenticated user is in, which kube-apiserver adds to a certificate's.
+constexpr const char* kAuthenticatedGroup = "system:authenticated";
+
+/// The SHA-256 of `text` in hex: caches are keyed by it, so they hold no tokens.
+std::string sha256(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xf];
+  }
+  return out;
+}
+
+std::string bearerToken(const http::Request& request) {
+  const std::string header = request.header("authorization");
+  constexpr std::string_view kScheme = "bearer ";
+  if (header.size() <= kScheme.size()) return {};
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return {};
+  }
+  const std::size_t start = header.find_first_not_of(' ', kScheme.size());
+  return start == std::string::npos ? std::string() : header.substr(start);
+}
+
+Identity identityOf(const json& user) {
+  Identity out;
+  out.user = common::stringMember(user, "username");
+  out.uid = common::stringMember(user, "uid");
+  out.groups = common::stringList(common::member(user, "groups"));
+  const json& extra = common::member(user, "extra");
+  if (extra.is_object()) {
+    for (const auto& [key, values] : extra.items()) out.extra[key] = common::stringList(values);
+  }
+  return out;
+}
+
+AuthDecision refused(int status, std::string message) {
+  AuthDecision out;
+  out.httpStatus = status;
+  out.message = std::move(message);
+  return out;
+}
+
+}  // namespace
+
+std::string AccessAttributes::describe() const {
+  if (resource.empty()) return verb + " path " + common::goQuote(path);
+  std::string out = verb + " resource " +
+                    common::goQuote(subresource.empty() ? resource : resource + "/" + subresource);
+  out += " in API group " + common::goQuote(group);
+  if (!ns.empty()) out += " in the namespace " + common::goQuote(ns);
+  return out;
+}
+
+DelegatingAuthorizer::DelegatingAuthorizer(kube::KubeClient& client, const common::Clock& clock,
+                                           AuthorizerOptions options)
+    : client_(client), clock_(clock), options_(std::move(options)) {}
+
+AuthDecision DelegatingAuthorizer::authenticate(const http::Request& request) {
+  if (request.clientCommonName) {
+    AuthDecision out;
+    out.identity.user = *request.clientCommonName;
+    out.identity.groups = request.clientOrganizations;
+    out.identity.groups.push_back(kAuthenticatedGroup);
+    return out;
+  }
+  const std::string token = bearerToken(request);
+  if (token.empty()) return refused(401, "Unauthorized: no bearer token or client certificate");
+  return reviewToken(token);
+}
+
+AuthDecision DelegatingAuthorizer::authorize(const Identity& identity,
+                                             const AccessAttributes& attributes) {
+  return reviewAccess(identity, attributes);
+}
+
+AuthDecision DelegatingAuthorizer::check(const http::Request& request,
+                                         const AccessAttributes& attributes) {
+  AuthDecision who = authenticate(request);
+  if (!who.allowed()) return who;
+  return authorize(who.identity, attributes);
+}
+
+template <typename Value>
+void DelegatingAuthorizer::remember(Cache<Value>& cache, const std::string& key, Value value,
+                                    std::chrono::seconds ttl) {
+  const common::MonoTime now = clock_.monotonic();
+  if (cache.size() >= options_.maxEntries) {
+    std::erase_if(cache, [&](const auto& entry) { return entry.second.expires <= now; });
+    if (cache.size() >= options_.maxEntries) cache.clear();
+  }
+  cache[key] = Entry<Value>{std::move(value), now + ttl};
+}
+
+AuthDecision DelegatingAuthorizer::reviewToken(const std::string& token) {
+  const std::string key = sha256(token);
+  {
+    std::lock_guard lock(mu_);
+    auto it = tokens_.find(key);
+    if (it != tokens_.end() && it->second.expires > clock_.monotonic()) return it->second.value;
+  }
+  json spec = {{"token", token}};
+  if (!options_.audiences.empty()) spec["audiences"] = options_.audiences;
+  common::Result<json> review = client_.create(
+      kTokenReviews, "",
+      {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", spec}});
+  if (!review.isOk()) {
+    return refused(
+        500, "Internal Server Error: could not review the token: " + review.status().message());
+  }
+  const json& status = common::member(review.value(), "status");
+  AuthDecision out;
+  std::chrono::seconds ttl = options_.authenticatedTtl;
+  if (common::boolMember(status, "authenticated")) {
+    out.identity = identityOf(common::member(status, "user"));
+  } else {
+    out = refused(401, "Unauthorized: the token is not valid");
+    ttl = options_.unauthenticatedTtl;
+  }
+  std::lock_guard lock(mu_);
+  remember(tokens_, key, out, ttl);
+  return out;
+}
+
+AuthDecision DelegatingAuthorizer::reviewAccess(const Identity& identity,
+                                                const AccessAttributes& attributes) {
+  json spec = {{"user", identity.user}, {"groups", identity.groups}};
+  if (!identity.uid.empty()) spec["uid"] = identity.uid;
+  if (!identity.extra.empty()) spec["extra"] = identity.extra;
+  if (attributes.resource.empty()) {
+    spec["nonResourceAttributes"] = {{"path", attributes.path}, {"verb", attributes.verb}};
+  } else {
+    json resource = {
+        {"verb", attributes.verb}, {"group", attributes.group}, {"resource", attributes.resource}};
+    if (!attributes.ns.empty()) resource["namespace"] = attributes.ns;
+    if (!attributes.subresource.empty()) resource["subresource"] = attributes.subresource;
+    spec["resourceAttributes"] = resource;
+  }
+  const std::string key = sha256(spec.dump(-1, ' ', false, json::error_handler_t::replace));
+  {
+    std::lock_guard lock(mu_);
+    auto it = access_.find(key);
+    if (it != access_.end() && it->second.expires > clock_.monotonic()) {
+      AuthDecision out = it->second.value;
+      out.identity = identity;
+      return out;
+    }
+  }
+  common::Result<json> review = client_.create(
+      kSubjectAccessReviews, "",
+      {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}});
+  if (!review.isOk()) {
+    return refused(
+        500, "Internal Server Error: could not review the access: " + review.status().message());
+  }
+  const json& status = common::member(review.value(), "status");
+  AuthDecision out;
+  std::chrono::seconds ttl = options_.allowedTtl;
+  if (!common::boolMember(status, "allowed")) {
+    std::string message =
+        "Forbidden: User " + common::goQuote(identity.user) + " cannot " + attributes.describe();
+    const std::string reason = common::stringMember(status, "reason");
+    if (!reason.empty()) message += ": " + reason;
+    out = refused(403, std::move(message));
+    ttl = options_.deniedTtl;
+  }
+  {
+    std::lock_guard lock(mu_);
+    remember(access_, key, out, ttl);
+  }
+  out.identity = identity;
+  return out;
+}
+
+}  // namespace hetbench::controller
