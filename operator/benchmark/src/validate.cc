@@ -4,6 +4,7 @@
 
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/plan.h"
+#include "hetbench/benchmark/status_budget.h"
 #include "hetbench/common/field_errors.h"
 
 namespace hetbench::benchmark {
@@ -64,9 +65,14 @@ common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json&
         "must be no more than 63 characters (it labels the run's workloads)")});
   }
   HETBENCH_ASSIGN_OR_RETURN(AcceptedRun run, parseRun(spec));
-  for (const Unit& unit : planUnits(run.spec)) {
+  const std::vector<Unit> units = planUnits(run.spec);
+  std::vector<std::int64_t> podsPerUnit;
+  for (const Unit& unit : units) {
     common::Result<RenderedUnit> rendered = renderUnit(ref, run.spec, unit);
-    if (rendered.isOk()) continue;
+    if (rendered.isOk()) {
+      podsPerUnit.push_back(rendered.value().expectedPods);
+      continue;
+    }
     // A workload that only a trial's parameters make invalid: its causes say which trial.
     const std::string trial = "trial " + std::to_string(unit.trial) + ": ";
     const common::Status failed = rendered.status();
@@ -74,6 +80,16 @@ common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json&
     for (common::StatusCause& cause : causes) cause.message = trial + cause.message;
     if (causes.empty()) causes.push_back({"spec", "FieldValueInvalid", trial + failed.message()});
     return common::invalidStatus(std::move(causes));
+  }
+  const std::size_t floor = statusFloorBytes(ref, run, units, podsPerUnit);
+  if (floor > kMaxStatusBytes) {
+    return common::invalidStatus(
+        {{"spec.matrix", "FieldValueInvalid",
+          "the status of " + std::to_string(units.size()) + " units could need " +
+              std::to_string(floor) + " bytes, more than the " + std::to_string(kMaxStatusBytes) +
+              " a run's status may take (etcd keeps objects up to "
+              "1.5 MiB): plan fewer trials or repetitions, shorter "
+              "matrix values, or fewer history runs"}});
   }
   return run;
 }

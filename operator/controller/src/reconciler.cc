@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "hetbench/benchmark/status_budget.h"
 #include "hetbench/benchmark/suspend.h"
 #include "hetbench/common/duration.h"
 #include "hetbench/common/json_fields.h"
@@ -176,6 +177,11 @@ common::Status Pass::startPending(std::vector<UnitRecord>& units,
 }
 
 common::Status Pass::writeStatus(benchmark::RunStatus status) {
+  const std::size_t bytes = benchmark::fitStatus(status, accepted_.required);
+  if (bytes > benchmark::kMaxStatusBytes) {
+    spdlog::warn("run {}/{}: its status takes {} bytes, over the {} it may", run_.ref.ns,
+                 run_.ref.name, bytes, benchmark::kMaxStatusBytes);
+  }
   if (status == run_.status) return common::Status();
   json updated = object_;
   updated["status"] = benchmark::toJson(status);
