@@ -232,6 +232,9 @@ std::shared_ptr<metrics::BenchmarkMetrics> benchmarkSeries(
   return benchmarks;
 }
 
+/// How long a replica that lost its lease waits for its reconciles in progress.
+constexpr auto kLostLeaseGrace = std::chrono::seconds(5);
+
 /// The servers the operator runs beside the manager: /metrics, the probes and the log server.
 struct Endpoints {
   std::unique_ptr<kube::KubeClient> reviewClient;
@@ -408,12 +411,30 @@ int main(int argc, char** argv) {
 
   const bool lost = !manager.healthy();
   spdlog::info("shutting down: {}", lost ? "lost the leader lease" : "signal received");
+  // Another replica may lead already: this one's reconciles in progress, which may wait on an
+  // API server that does not answer (30 s a request, retried), are not waited for long.
+  std::atomic<bool> stopped{false};
+  std::thread watchdog;
+  if (lost) {
+    watchdog = std::thread([&stopped] {
+      const auto deadline = std::chrono::steady_clock::now() + kLostLeaseGrace;
+      while (!stopped && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (stopped) return;
+      spdlog::error("reconciles still in progress {} s after the lease was lost; exiting",
+                    std::chrono::duration_cast<std::chrono::seconds>(kLostLeaseGrace).count());
+      spdlog::shutdown();
+      std::_Exit(1);
+    });
+  }
   manager.stop();
   collector.stop();
   events.flush();
   endpoints.stop();
   if (!signalled) ::kill(::getpid(), SIGTERM);  // wakes the signal thread
   signalThread.join();
+  stopped = true;
+  if (watchdog.joinable()) watchdog.join();
   spdlog::info("stopped");
   return lost ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 // restart mid-run, two replicas with leader election, and shutdown on SIGTERM.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <fstream>
@@ -185,6 +186,27 @@ TEST_F(OperatorTest, FrozenLeaderWritesNothingOnceItsLeaseHasPassed) {
   std::vector<std::string> want;
   for (int i = 1; i <= kLines; ++i) want.push_back("line " + std::to_string(i));
   EXPECT_EQ(keptLines(runDir), want);
+}
+
+// Verifies issue 19's defect 10: a leader whose API server stops answering in time (every
+// request now waits 10 s) can renew its lease no more, and exits (status 1) within its renew
+// deadline (2 s) and the grace for its reconciles in progress (5 s), although its elector and
+// workers still wait for answers: another replica may lead by then.
+TEST_F(OperatorTest, LeaderThatCannotRenewExitsPromptly) {
+  OperatorProcess& op = startOperator(kLeaderElection);
+  ASSERT_TRUE(eventually([&] { return !holder(lease()).empty(); }));
+  createRun("busy", scriptSpec("sleep 60"));
+  ASSERT_TRUE(eventually([&] {
+    return getRun("busy").value("/status/phase"_json_pointer, std::string()) == "Running";
+  }));
+  ASSERT_EQ(harness_.post("/kubesim/faults", {{"latencyMs", 10000}}).status, 200);
+  const auto slowed = std::chrono::steady_clock::now();
+  const std::optional<int> exited = op.waitUntil(slowed + 12s);
+  const auto took = std::chrono::steady_clock::now() - slowed;
+  ASSERT_EQ(harness_.post("/kubesim/faults", {{"latencyMs", 0}}).status, 200);
+  ASSERT_TRUE(exited.has_value()) << "still running 12 s later\n" << op.output();
+  EXPECT_TRUE(WIFEXITED(*exited) && WEXITSTATUS(*exited) == 1) << *exited << "\n" << op.output();
+  RecordProperty("exit_seconds", std::to_string(std::chrono::duration<double>(took).count()));
 }
 
 // Verifies SIGTERM: the operator exits 0 promptly and releases the Lease it held.

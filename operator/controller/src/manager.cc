@@ -240,6 +240,7 @@ void Manager::start() {
     metrics_.leader(true);
     std::lock_guard lock(mu_);
     leading_ = true;
+    led_ = true;
     cv_.notify_all();
   };
   callbacks.onStoppedLeading = [this] {

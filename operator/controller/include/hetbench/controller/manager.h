@@ -66,9 +66,11 @@ class Manager {
 
   /// Every informer has delivered its first list.
   bool ready() const;
-  /// False once this replica lost its lease: the process should exit so that it restarts
-  /// with fresh state, as controller-runtime does.
-  bool healthy() const { return !lostLease_.load(); }
+  /// False once this replica lost its lease, or led and no longer certainly holds it (its
+  /// renewal has not succeeded within the renew deadline, even while the elector still waits
+  /// for an answer): the process should exit so that it restarts with fresh state, as
+  /// controller-runtime does.
+  bool healthy() const { return !lostLease_.load() && !(led_.load() && !mayWrite()); }
   /// Blocks until stop() or a lost lease.
   void wait();
   /// Whether this replica may write now: without leader election always; with it only while
@@ -119,6 +121,7 @@ class Manager {
   bool leading_ = false;
   std::atomic<bool> draining_{false};
   std::atomic<bool> lostLease_{false};
+  std::atomic<bool> led_{false};  // this replica has led since it started
   std::vector<std::thread> workers_;
   std::thread electorThread_;
   std::thread housekeepingThread_;
