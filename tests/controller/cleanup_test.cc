@@ -51,29 +51,6 @@ TEST_F(OperatorTest, FailedUnitRetainsItsPod) {
   EXPECT_TRUE(waitForEvent("fails", "RunFailed"));
 }
 
-// Verifies timeLimit on a Job kept on failure: the Job suspended and retained, with no pod left.
-TEST_F(OperatorTest, TimeLimitSuspendsRetainedJob) {
-  startOperator();
-  json spec = scriptSpec("sleep 60");
-  spec["workload"]["kind"] = "Job";
-  spec["timeLimit"] = "2s";
-  createRun("slowjob", spec);
-  const json run = waitForPhase("slowjob", "Failed");
-  EXPECT_EQ(run["status"]["trials"][0]["phase"], "TimedOut");
-  json job;
-  EXPECT_TRUE(eventually([&] {
-    const std::vector<json> jobs = workloads(kube::resources::kJobs, "slowjob");
-    if (jobs.size() != 1) return false;
-    job = jobs[0];
-    return job.value("/spec/suspend"_json_pointer, false) &&
-           label(job, "hetbench.io/retained") == "true" &&
-           job.value("/status/active"_json_pointer, 0) == 0 &&
-           workloads(kube::resources::kPods, "slowjob").empty();
-  })) << job.dump(2);
-  EXPECT_TRUE(eventually(
-      [&] { return getRun("slowjob")["status"]["trials"][0].value("retained", false); }));
-}
-
 // Verifies deleting a running run: its workloads go, then the finalizer, then the run.
 TEST_F(OperatorTest, DeletedRunRemovesWorkloadsAndFinalizer) {
   startOperator();

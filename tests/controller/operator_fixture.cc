@@ -64,19 +64,51 @@ PodWatch::PodWatch(kube::KubeClient& client, const std::string& run) {
     return;
   }
   stream_ = std::move(stream).value();
-  thread_ = std::thread([this] {
-    for (;;) {
-      common::Result<std::optional<kube::WatchEvent>> event = stream_->next();
+  thread_ = std::thread([this, &client, options] { follow(client, options); });
+}
+
+void PodWatch::follow(kube::KubeClient& client, kube::WatchOptions options) {
+  kube::WatchStream* stream = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    stream = stream_.get();
+  }
+  for (;;) {
+    common::Result<std::optional<kube::WatchEvent>> event = stream->next();
+    if (event.isOk() && event.value()) {
+      const json& meta = event.value()->object.value("metadata", json::object());
+      options.resourceVersion = meta.value("resourceVersion", options.resourceVersion);
       std::lock_guard lock(mu_);
-      if (!event.isOk()) broken_ = true;
-      if (!event.isOk() || !event.value()) return;
       record(*event.value());
+      continue;
     }
-  });
+    // Ended or broken: opened again from the last event seen, until the history is gone.
+    for (stream = nullptr; stream == nullptr;) {
+      common::Result<std::unique_ptr<kube::WatchStream>> reopened =
+          client.watch(kube::resources::kPods, "default", options);
+      {
+        std::lock_guard lock(mu_);
+        if (stopping_) return;
+        if (reopened.status().isGone()) {
+          broken_ = true;
+          return;
+        }
+        if (reopened.isOk()) {
+          stream_ = std::move(reopened).value();
+          stream = stream_.get();
+        }
+      }
+      if (stream == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
 }
 
 PodWatch::~PodWatch() {
-  if (stream_) stream_->cancel();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    if (stream_) stream_->cancel();
+  }
   if (thread_.joinable()) thread_.join();
 }
 

@@ -49,7 +49,9 @@ class TempDir {
 };
 
 /// Watches the pods of one run (hetbench.io/run=RUN), from before they exist, and records every
-/// pod's uids by name and the most pods that existed at once without having finished.
+/// pod's uids by name and the most pods that existed at once without having finished. A watch
+/// that ends or breaks (a fault kubesim injects) is opened again from the last resourceVersion
+/// seen, as an informer resumes, so that no event is missed.
 class PodWatch {
  public:
   PodWatch(kube::KubeClient& client, const std::string& run);
@@ -59,13 +61,16 @@ class PodWatch {
 
   std::map<std::string, std::set<std::string>> uidsByName() const;
   int maxUnfinished() const;
-  /// False when the watch broke: what was recorded may then miss pods.
+  /// False when events may have been missed: the history to resume from was gone (410), or
+  /// the first watch could not be opened.
   bool intact() const;
 
  private:
   void record(const kube::WatchEvent& event);
+  void follow(kube::KubeClient& client, kube::WatchOptions options);
 
-  std::unique_ptr<kube::WatchStream> stream_;
+  std::unique_ptr<kube::WatchStream> stream_;  // guarded by mu_
+  bool stopping_ = false;                      // guarded by mu_
   mutable std::mutex mu_;
   std::map<std::string, std::set<std::string>> uids_;
   std::map<std::string, bool> unfinished_;  // pods that exist: name → not Succeeded nor Failed

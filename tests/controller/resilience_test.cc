@@ -65,40 +65,6 @@ TEST_F(OperatorTest, SpecsOnlyTheControllerRejects) {
   waitForPhase("good", "Succeeded");
 }
 
-// Verifies a restart mid-run: the operator killed with SIGKILL while the second of three
-// sequential units runs, a new one adopts the run; every unit runs exactly once.
-TEST_F(OperatorTest, RestartedOperatorFinishesRunWithoutRepeatingUnits) {
-  OperatorProcess& first = startOperator();
-  json spec = scriptSpec("sleep 1.5");
-  spec["repetitions"] = 3;
-  PodWatch watch(*client_, "restart");
-  createRun("restart", spec);
-  ASSERT_TRUE(eventually([&] {
-    const json run = getRun("restart");
-    return run.value("/status/trialsDone"_json_pointer, 0) == 1 &&
-           run.value("/status/trials/1/phase"_json_pointer, std::string()) == "Running";
-  }));
-  first.kill();
-
-  startOperator();
-  const json run = waitForPhase("restart", "Succeeded");
-  ASSERT_EQ(run["status"]["trials"].size(), 3u);
-  std::set<std::string> names;
-  for (const json& t : run["status"]["trials"]) {
-    EXPECT_EQ(t["phase"], "Succeeded") << t.dump();
-    names.insert(t["workload"]["name"].get<std::string>());
-  }
-  EXPECT_EQ(names.size(), 3u);
-  EXPECT_TRUE(eventually([&] { return watch.uidsByName().size() >= names.size(); }));
-  EXPECT_TRUE(watch.intact());
-  std::set<std::string> seen;
-  for (const auto& [name, uids] : watch.uidsByName()) {
-    seen.insert(name);
-    EXPECT_EQ(uids.size(), 1u) << name << " was created " << uids.size() << " times";
-  }
-  EXPECT_EQ(seen, names);
-}
-
 // Verifies two replicas with leader election: one holds the Lease and runs the controller;
 // when it is killed the other takes over and runs the next run; no workload is created twice.
 TEST_F(OperatorTest, LeaderElectionFailsOverToTheOtherReplica) {

@@ -131,6 +131,13 @@ class ChildProcess {
     status_ = status;
   }
   bool running() { return pid_ > 0 && !poll(); }
+  /// The process's peak resident memory so far (VmHWM) in KiB; -1 once it has exited.
+  long peakResidentKiB() const {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+  }
   /// SIGSTOP and SIGCONT: the process frozen and thawed, as a paused VM or a long stall would.
   void pause() {
     if (pid_ > 0 && !poll()) ::kill(pid_, SIGSTOP);
