@@ -133,9 +133,10 @@ std::optional<std::chrono::milliseconds> Kubelet::step(PodRun& run, const json& 
   const auto now = SteadyClock::now();
   if (spec.contains("activeDeadlineSeconds") && spec["activeDeadlineSeconds"].is_number_integer()) {
     common::Result<common::WallTime> started = common::parseRfc3339(run.startTime);
-    const auto deadline =
-        *started + std::chrono::seconds(spec["activeDeadlineSeconds"].get<std::int64_t>());
-    if (started.isOk() && api_.clock().now() >= deadline) {
+    if (started.isOk() &&
+        api_.clock().now() >=
+            started.value() +
+                std::chrono::seconds(spec["activeDeadlineSeconds"].get<std::int64_t>())) {
       killAll(run, std::chrono::seconds(spec.value("terminationGracePeriodSeconds", 30)));
       for (std::vector<Container>* list : {&run.init, &run.main}) {
         for (Container& c : *list) {
