@@ -46,14 +46,6 @@ Params paramsFrom(const json& object) {
   return params;
 }
 
-std::vector<std::string> stringsFrom(const json& array) {
-  std::vector<std::string> out;
-  if (!array.is_array()) return out;
-  for (const json& item : array)
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  return out;
-}
-
 std::map<std::string, std::string> stringMapFrom(const json& object) {
   std::map<std::string, std::string> out;
   if (!object.is_object()) return out;
@@ -159,7 +151,7 @@ TrialResult trialResultFrom(const json& in) {
     for (const auto& [metric, kept] : baselines.items()) {
       if (!kept.is_object()) continue;
       (*r.baselines)[metric] = {optionalNumber(kept, "value"), stringMember(kept, "basis"),
-                                stringsFrom(member(kept, "runs"))};
+                                common::stringList(member(kept, "runs"))};
     }
   }
   return r;
@@ -232,7 +224,7 @@ UnitRecord unitFromJson(const json& in) {
     unit.workloadKind = stringMember(workload, "kind");
     unit.workloadName = stringMember(workload, "name");
   }
-  unit.nodes = stringsFrom(member(in, "nodes"));
+  unit.nodes = common::stringList(member(in, "nodes"));
   unit.startTime = timeMember(in, "startTime");
   unit.completionTime = timeMember(in, "completionTime");
   unit.retained = member(in, "retained") == json(true);
@@ -376,7 +368,7 @@ Run readRun(const json& object) {
   run.generation = intMember(meta, "generation");
   run.creationTime = timeMember(meta, "creationTimestamp");
   run.deleting = !stringMember(meta, "deletionTimestamp").empty();
-  run.finalizers = stringsFrom(member(meta, "finalizers"));
+  run.finalizers = common::stringList(member(meta, "finalizers"));
   run.labels = stringMapFrom(member(meta, "labels"));
   run.annotations = stringMapFrom(member(meta, "annotations"));
   run.spec = member(object, "spec");

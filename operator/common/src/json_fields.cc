@@ -16,6 +16,12 @@ const json& member(const json& object, std::string_view name) {
   return it == object.end() ? kNull : *it;
 }
 
+const json& arrayMember(const json& object, std::string_view name) {
+  static const json kEmpty = json::array();
+  const json& v = member(object, name);
+  return v.is_array() ? v : kEmpty;
+}
+
 std::string stringMember(const json& object, std::string_view name) {
   const json& v = member(object, name);
   return v.is_string() ? v.get<std::string>() : std::string();

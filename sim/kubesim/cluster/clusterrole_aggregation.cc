@@ -18,13 +18,6 @@ const json& aggregationRule(const json& clusterRole) {
   return common::member(clusterRole, "aggregationRule");
 }
 
-// A list member of a stored object (RBAC objects are stored unvalidated): empty unless a list.
-const json& listMember(const json& object, const char* field) {
-  static const json kEmpty = json::array();
-  const json& v = common::member(object, field);
-  return v.is_array() ? v : kEmpty;
-}
-
 std::string nameOf(const json& object) {
   return common::stringMember(common::member(object, "metadata"), "name");
 }
@@ -51,7 +44,7 @@ std::optional<std::chrono::milliseconds> ClusterRoleAggregator::reconcile(const 
   const auto [all, rv] = api_.store().list(kClusterRoles, "");
   (void)rv;
   json rules = json::array();
-  for (const json& selector : listMember(aggregationRule(*role), "clusterRoleSelectors")) {
+  for (const json& selector : common::arrayMember(aggregationRule(*role), "clusterRoleSelectors")) {
     common::Result<LabelSelector> parsed = LabelSelector::fromJson(selector);
     if (!parsed.isOk()) {
       spdlog::warn("kubesim clusterrole aggregation skipped a selector clusterrole={} error={}",
@@ -62,7 +55,7 @@ std::optional<std::chrono::milliseconds> ClusterRoleAggregator::reconcile(const 
     for (const json& other : all) {
       if (nameOf(other) == key.name) continue;
       if (!parsed->matches(common::member(common::member(other, "metadata"), "labels"))) continue;
-      for (const json& rule : listMember(other, "rules")) {
+      for (const json& rule : common::arrayMember(other, "rules")) {
         if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);
       }
     }

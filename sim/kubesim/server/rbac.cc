@@ -19,17 +19,9 @@ constexpr const char* kClusterRoles = "rbac.authorization.k8s.io/clusterroles";
 constexpr const char* kRoleBindings = "rbac.authorization.k8s.io/rolebindings";
 constexpr const char* kClusterRoleBindings = "rbac.authorization.k8s.io/clusterrolebindings";
 
-// A list member of a stored object; RBAC objects are stored unvalidated, so anything else reads
-// as empty.
-const json& listMember(const json& object, const char* field) {
-  static const json kEmpty = json::array();
-  const json& v = common::member(object, field);
-  return v.is_array() ? v : kEmpty;
-}
-
 // Whether a string list of the rule holds `value` or the wildcard "*".
 bool listMatches(const json& rule, const char* field, const std::string& value) {
-  for (const json& item : listMember(rule, field)) {
+  for (const json& item : common::arrayMember(rule, field)) {
     if (!item.is_string()) continue;
     const std::string& s = item.get_ref<const std::string&>();
     if (s == "*" || s == value) return true;
@@ -39,7 +31,7 @@ bool listMatches(const json& rule, const char* field, const std::string& value) 
 
 bool resourceMatches(const json& rule, const std::string& combined,
                      const std::string& subresource) {
-  for (const json& item : listMember(rule, "resources")) {
+  for (const json& item : common::arrayMember(rule, "resources")) {
     if (!item.is_string()) continue;
     const std::string& r = item.get_ref<const std::string&>();
     if (r == "*" || r == combined) return true;
@@ -52,14 +44,14 @@ bool resourceMatches(const json& rule, const std::string& combined,
 }
 
 bool resourceNameMatches(const json& rule, const std::string& name) {
-  const json& names = listMember(rule, "resourceNames");
+  const json& names = common::arrayMember(rule, "resourceNames");
   if (names.empty()) return true;
   return std::any_of(names.begin(), names.end(),
                      [&](const json& n) { return n.is_string() && n.get<std::string>() == name; });
 }
 
 bool nonResourceUrlMatches(const json& rule, const std::string& path) {
-  for (const json& item : listMember(rule, "nonResourceURLs")) {
+  for (const json& item : common::arrayMember(rule, "nonResourceURLs")) {
     if (!item.is_string()) continue;
     const std::string& url = item.get_ref<const std::string&>();
     if (url == "*" || url == path) return true;
@@ -97,7 +89,7 @@ bool appliesToUser(const UserInfo& user, const json& subject, const std::string&
 // The first subject of the binding that is the user, if any.
 const json* subjectFor(const UserInfo& user, const json& binding,
                        const std::string& bindingNamespace) {
-  for (const json& subject : listMember(binding, "subjects")) {
+  for (const json& subject : common::arrayMember(binding, "subjects")) {
     if (appliesToUser(user, subject, bindingNamespace)) return &subject;
   }
   return nullptr;
@@ -142,7 +134,7 @@ RoleRules rulesOf(const Store& store, const json& roleRef, const std::string& bi
                                ".rbac.authorization.k8s.io " + common::goQuote(name) +
                                " not found"};
   }
-  return {listMember(*role, "rules"), ""};
+  return {common::arrayMember(*role, "rules"), ""};
 }
 
 // utilerrors.NewAggregate's text: one error alone, several bracketed, repeats once.

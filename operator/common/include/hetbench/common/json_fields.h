@@ -16,6 +16,8 @@ namespace hetbench::common {
 
 /// A member of an object; null when it is absent or `object` is not an object.
 const nlohmann::json& member(const nlohmann::json& object, std::string_view name);
+/// An array member; an empty array when it is absent or not an array.
+const nlohmann::json& arrayMember(const nlohmann::json& object, std::string_view name);
 /// A string member, or "" when it is absent or not a string.
 std::string stringMember(const nlohmann::json& object, std::string_view name);
 /// A boolean member, or false when it is absent or not a boolean.
