@@ -104,43 +104,52 @@ AuthDecision DelegatingAuthorizer::check(const http::Request& request,
   return authorize(who.identity, attributes);
 }
 
-template <typename Value>
-void DelegatingAuthorizer::remember(Cache<Value>& cache, const std::string& key, Value value,
+std::optional<AuthDecision> DelegatingAuthorizer::recall(const Cache& cache,
+                                                         const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = cache.find(key);
+  if (it == cache.end() || it->second.expires <= clock_.monotonic()) return std::nullopt;
+  return it->second.decision;
+}
+
+void DelegatingAuthorizer::remember(Cache& cache, const std::string& key, AuthDecision decision,
                                     std::chrono::seconds ttl) {
+  std::lock_guard lock(mu_);
   const common::MonoTime now = clock_.monotonic();
   if (cache.size() >= options_.maxEntries) {
     std::erase_if(cache, [&](const auto& entry) { return entry.second.expires <= now; });
     if (cache.size() >= options_.maxEntries) cache.clear();
   }
-  cache[key] = Entry<Value>{std::move(value), now + ttl};
+  cache[key] = Entry{std::move(decision), now + ttl};
+}
+
+common::Result<json> DelegatingAuthorizer::review(const kube::GroupVersionResource& gvr,
+                                                  std::string_view kind, const json& spec) {
+  HETBENCH_ASSIGN_OR_RETURN(json answer, client_.create(gvr, "",
+                                                        {{"apiVersion", gvr.apiVersion()},
+                                                         {"kind", std::string(kind)},
+                                                         {"spec", spec}}));
+  return common::member(answer, "status");
 }
 
 AuthDecision DelegatingAuthorizer::reviewToken(const std::string& token) {
   const std::string key = sha256(token);
-  {
-    std::lock_guard lock(mu_);
-    auto it = tokens_.find(key);
-    if (it != tokens_.end() && it->second.expires > clock_.monotonic()) return it->second.value;
-  }
+  if (std::optional<AuthDecision> known = recall(tokens_, key)) return *known;
   json spec = {{"token", token}};
   if (!options_.audiences.empty()) spec["audiences"] = options_.audiences;
-  common::Result<json> review = client_.create(
-      kTokenReviews, "",
-      {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", spec}});
-  if (!review.isOk()) {
+  common::Result<json> status = review(kTokenReviews, "TokenReview", spec);
+  if (!status.isOk()) {
     return refused(
-        500, "Internal Server Error: could not review the token: " + review.status().message());
+        500, "Internal Server Error: could not review the token: " + status.status().message());
   }
-  const json& status = common::member(review.value(), "status");
   AuthDecision out;
   std::chrono::seconds ttl = options_.authenticatedTtl;
-  if (common::boolMember(status, "authenticated")) {
-    out.identity = identityOf(common::member(status, "user"));
+  if (common::boolMember(status.value(), "authenticated")) {
+    out.identity = identityOf(common::member(status.value(), "user"));
   } else {
     out = refused(401, "Unauthorized: the token is not valid");
     ttl = options_.unauthenticatedTtl;
   }
-  std::lock_guard lock(mu_);
   remember(tokens_, key, out, ttl);
   return out;
 }
@@ -160,39 +169,27 @@ AuthDecision DelegatingAuthorizer::reviewAccess(const Identity& identity,
     spec["resourceAttributes"] = resource;
   }
   const std::string key = sha256(spec.dump(-1, ' ', false, json::error_handler_t::replace));
-  {
-    std::lock_guard lock(mu_);
-    auto it = access_.find(key);
-    if (it != access_.end() && it->second.expires > clock_.monotonic()) {
-      AuthDecision out = it->second.value;
-      out.identity = identity;
-      return out;
+  std::optional<AuthDecision> out = recall(access_, key);
+  if (!out) {
+    common::Result<json> status = review(kSubjectAccessReviews, "SubjectAccessReview", spec);
+    if (!status.isOk()) {
+      return refused(
+          500, "Internal Server Error: could not review the access: " + status.status().message());
     }
+    out = AuthDecision{};
+    std::chrono::seconds ttl = options_.allowedTtl;
+    if (!common::boolMember(status.value(), "allowed")) {
+      std::string message =
+          "Forbidden: User " + common::goQuote(identity.user) + " cannot " + attributes.describe();
+      const std::string reason = common::stringMember(status.value(), "reason");
+      if (!reason.empty()) message += ": " + reason;
+      out = refused(403, std::move(message));
+      ttl = options_.deniedTtl;
+    }
+    remember(access_, key, *out, ttl);
   }
-  common::Result<json> review = client_.create(
-      kSubjectAccessReviews, "",
-      {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}});
-  if (!review.isOk()) {
-    return refused(
-        500, "Internal Server Error: could not review the access: " + review.status().message());
-  }
-  const json& status = common::member(review.value(), "status");
-  AuthDecision out;
-  std::chrono::seconds ttl = options_.allowedTtl;
-  if (!common::boolMember(status, "allowed")) {
-    std::string message =
-        "Forbidden: User " + common::goQuote(identity.user) + " cannot " + attributes.describe();
-    const std::string reason = common::stringMember(status, "reason");
-    if (!reason.empty()) message += ": " + reason;
-    out = refused(403, std::move(message));
-    ttl = options_.deniedTtl;
-  }
-  {
-    std::lock_guard lock(mu_);
-    remember(access_, key, out, ttl);
-  }
-  out.identity = identity;
-  return out;
+  out->identity = identity;
+  return *out;
 }
 
 }  // namespace hetbench::controller

@@ -123,19 +123,16 @@ ApiResult<json> TokenAuthority::createToken(const std::string& ns, const std::st
   if (!typeMeta.isOk()) return typeMeta.error();
   json meta = common::member(body, "metadata");
   if (!meta.is_object()) meta = json::object();
-  const std::string bodyName = common::stringMember(meta, "name");
-  if (!bodyName.empty() && bodyName != name) {
-    return errors::invalid(type, name,
-                           {common::invalidCause("metadata.name", bodyName,
-                                                 "must match the service account name if "
-                                                 "specified")});
-  }
-  const std::string bodyNamespace = common::stringMember(meta, "namespace");
-  if (!bodyNamespace.empty() && bodyNamespace != ns) {
-    return errors::invalid(type, name,
-                           {common::invalidCause("metadata.namespace", bodyNamespace,
-                                                 "must match the service account namespace if "
-                                                 "specified")});
+  // The body may name the ServiceAccount only as the path does.
+  for (const auto& [field, want] : {std::pair<std::string, std::string>{"name", name},
+                                    std::pair<std::string, std::string>{"namespace", ns}}) {
+    const std::string given = common::stringMember(meta, field);
+    if (!given.empty() && given != want) {
+      return errors::invalid(
+          type, name,
+          {common::invalidCause("metadata." + field, given,
+                                "must match the service account " + field + " if specified")});
+    }
   }
   std::optional<ResourceType> saType = api_.typeOf("", "serviceaccounts");
   ApiResult<json> sa = api_.get(*saType, ns, name);

@@ -4,7 +4,10 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetbench/common/clock.h"
@@ -80,25 +83,29 @@ class DelegatingAuthorizer {
   AuthDecision check(const http::Request& request, const AccessAttributes& attributes);
 
  private:
-  template <typename Value>
   struct Entry {
-    Value value;
+    AuthDecision decision;
     common::MonoTime expires;
   };
-  template <typename Value>
-  using Cache = std::map<std::string, Entry<Value>>;
+  using Cache = std::map<std::string, Entry>;
 
   AuthDecision reviewToken(const std::string& token);
   AuthDecision reviewAccess(const Identity& identity, const AccessAttributes& attributes);
-  template <typename Value>
-  void remember(Cache<Value>& cache, const std::string& key, Value value, std::chrono::seconds ttl);
+  /// The status of a review of `kind` (TokenReview, SubjectAccessReview) that the API server
+  /// answered; its error when it did not.
+  common::Result<nlohmann::json> review(const kube::GroupVersionResource& gvr,
+                                        std::string_view kind, const nlohmann::json& spec);
+  /// A cached decision that has not expired.
+  std::optional<AuthDecision> recall(const Cache& cache, const std::string& key);
+  void remember(Cache& cache, const std::string& key, AuthDecision decision,
+                std::chrono::seconds ttl);
 
   kube::KubeClient& client_;
   const common::Clock& clock_;
   AuthorizerOptions options_;
   std::mutex mu_;
-  Cache<AuthDecision> tokens_;  // by the token's SHA-256
-  Cache<AuthDecision> access_;  // by identity and attributes
+  Cache tokens_;  // by the token's SHA-256
+  Cache access_;  // by identity and attributes
 };
 
 }  // namespace hetbench::controller
