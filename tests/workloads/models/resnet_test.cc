@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <torch/nn/functional/activation.h>
+#include <torch/torch.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
+#include "hetbench/models/batch_norm.h"
 #include "hetbench/models/model.h"
 #include "hetbench/models/state_dict.h"
 #include "reference_scripts.h"
@@ -104,6 +108,117 @@ TEST(ResNet50, MatchesTorchvision) {
   const double maxDiff = (output - io.at("output")).abs().max().item<double>();
   RecordProperty("max_abs_diff", testing_support::scientific(maxDiff));
   EXPECT_LT(maxDiff, 1e-4) << "largest |logit| " << io.at("output").abs().max().item<double>();
+}
+
+namespace nn = torch::nn;
+
+/// A BatchNorm2d of `channels` with random parameters and running statistics.
+nn::BatchNorm2d randomBatchNorm(int64_t channels) {
+  nn::BatchNorm2d bn(channels);
+  const torch::NoGradGuard noGrad;
+  bn->weight.copy_(1 + 0.3 * torch::randn({channels}));
+  bn->bias.copy_(0.3 * torch::randn({channels}));
+  bn->running_mean.copy_(torch::randn({channels}));
+  bn->running_var.copy_(1 + torch::rand({channels}));
+  return bn;
+}
+
+nn::BatchNorm2d copyOf(const nn::BatchNorm2d& source) {
+  nn::BatchNorm2d bn(source->options);
+  loadStateDict(*bn, stateDict(*source));
+  return bn;
+}
+
+// Verifies that LibTorch's kernels compute exactly the operators they stand for, forward,
+// backward and running statistics, for each epilogue.
+TEST(BatchNorm, AtenIsTheBatchNormThenTheSumThenTheReLU) {
+  torch::manual_seed(1);
+  const nn::BatchNorm2d source = randomBatchNorm(6);
+  const torch::Tensor x = torch::randn({4, 6, 5, 3});
+  const torch::Tensor residual = torch::randn({4, 6, 5, 3});
+  for (const auto& [relu, withResidual] :
+       {std::pair{false, false}, std::pair{true, false}, std::pair{true, true}}) {
+    nn::BatchNorm2d expectedBn = copyOf(source);
+    nn::BatchNorm2d actualBn = copyOf(source);
+    const torch::Tensor xe = x.clone().requires_grad_(true);
+    const torch::Tensor xa = x.clone().requires_grad_(true);
+    const torch::Tensor re = residual.clone().requires_grad_(true);
+    const torch::Tensor ra = residual.clone().requires_grad_(true);
+    torch::Tensor expected = expectedBn(xe);
+    if (withResidual) {
+      expected = expected + re;
+    }
+    if (relu) {
+      expected = torch::relu(expected);
+    }
+    const torch::Tensor actual = batchNorm(*actualBn, xa, BatchNormKernels::kAten, relu,
+                                           withResidual ? ra : torch::Tensor());
+    EXPECT_TRUE(torch::equal(actual, expected)) << relu << withResidual;
+    expected.sum().backward();
+    actual.sum().backward();
+    EXPECT_TRUE(torch::equal(xa.grad(), xe.grad()));
+    EXPECT_TRUE(torch::equal(actualBn->weight.grad(), expectedBn->weight.grad()));
+    EXPECT_TRUE(torch::equal(actualBn->running_mean, expectedBn->running_mean));
+    EXPECT_TRUE(torch::equal(actualBn->running_var, expectedBn->running_var));
+    EXPECT_EQ(actualBn->num_batches_tracked.item<int64_t>(), 1);
+    if (withResidual) {
+      EXPECT_TRUE(torch::equal(ra.grad(), re.grad()));
+    }
+  }
+}
+
+// Verifies that cuDNN's kernels are asked for only where they apply: on the CPU, in fp32 or in
+// eval mode the result is LibTorch's, bit for bit.
+TEST(BatchNorm, CudnnFallsBackToAtenWhereItDoesNotApply) {
+  torch::manual_seed(2);
+  const nn::BatchNorm2d source = randomBatchNorm(8);
+  const torch::Tensor x = torch::randn({2, 8, 4, 4}).contiguous(torch::MemoryFormat::ChannelsLast);
+  const torch::Tensor residual = torch::randn({2, 8, 4, 4});
+  for (const bool training : {true, false}) {
+    nn::BatchNorm2d aten = copyOf(source);
+    nn::BatchNorm2d cudnn = copyOf(source);
+    aten->train(training);
+    cudnn->train(training);
+    const torch::Tensor expected = batchNorm(*aten, x, BatchNormKernels::kAten, true, residual);
+    const torch::Tensor actual = batchNorm(*cudnn, x, BatchNormKernels::kCudnn, true, residual);
+    EXPECT_TRUE(torch::equal(actual, expected)) << training;
+    EXPECT_TRUE(torch::equal(cudnn->running_mean, aten->running_mean));
+  }
+}
+
+// Verifies that a residual sum without the ReLU after it is refused: cuDNN fuses the sum only in
+// front of an activation, so no model may ask for it.
+TEST(BatchNorm, RefusesAResidualWithoutTheReLU) {
+  nn::BatchNorm2d bn(3);
+  const torch::Tensor x = torch::randn({2, 3, 2, 2});
+  EXPECT_THROW(batchNorm(*bn, x, BatchNormKernels::kAten, false, x), std::invalid_argument);
+}
+
+// Verifies that a bottleneck asked for cuDNN's batch norm (with its shortcut's conv and BN)
+// computes, where those kernels do not apply (here, the CPU), the same output and gradients as
+// with LibTorch's, under the same parameter and buffer names.
+TEST(BatchNorm, BottleneckWithCudnnKernelsIsTheSameBlockOnTheCpu) {
+  torch::manual_seed(3);
+  Bottleneck aten(16, 8, 2);
+  Bottleneck cudnn(16, 8, 2, BatchNormKernels::kCudnn);
+  loadStateDict(*cudnn, stateDict(*aten));
+  const torch::Tensor x = torch::randn({2, 16, 8, 8});
+  const torch::Tensor expected = aten(x);
+  const torch::Tensor actual = cudnn(x);
+  EXPECT_TRUE(torch::equal(actual, expected));
+  expected.sum().backward();
+  actual.sum().backward();
+  const auto atenParameters = aten->named_parameters();
+  for (const auto& item : cudnn->named_parameters()) {
+    EXPECT_TRUE(torch::equal(item.value().grad(), atenParameters[item.key()].grad())) << item.key();
+  }
+  EXPECT_TRUE(cudnn->named_buffers().contains("downsample.1.running_mean"));
+}
+
+// Verifies the kernels' names, which run_start reports.
+TEST(BatchNorm, NamesTheKernels) {
+  EXPECT_EQ(toString(BatchNormKernels::kAten), "aten");
+  EXPECT_EQ(toString(BatchNormKernels::kCudnn), "cudnn");
 }
 
 }  // namespace

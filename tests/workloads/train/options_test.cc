@@ -169,6 +169,33 @@ TEST(TrainOptions, RefusesWithAMessage) {
   }
 }
 
+// Verifies --batch-norm: LibTorch's kernels by default, cuDNN's only for resnet50 in a build that
+// has them, on a CUDA device in bf16 or fp16 with channels-last.
+TEST(TrainOptions, BatchNormKernels) {
+  EXPECT_EQ(parseTrainArgs(withBase({})).options->batchNorm, models::BatchNormKernels::kAten);
+  EXPECT_EQ(parseTrainArgs(withBase({"--batch-norm", "aten"})).options->batchNorm,
+            models::BatchNormKernels::kAten);
+  EXPECT_EQ(parseTrainArgs(withBase({"--batch-norm", "fused"})).error,
+            "flag --batch-norm: 'fused' is not one of aten, cudnn");
+  EXPECT_EQ(parseTrainArgs({"--model", "deepcam", "--batch-size", "8", "--steps-per-epoch", "1",
+                            "--batch-norm", "cudnn"})
+                .error,
+            "--batch-norm cudnn applies to resnet50 only");
+  const ParsedArgs cudnn = parseTrainArgs(withBase(
+      {"--batch-norm", "cudnn", "--device", "cuda", "--precision", "bf16", "--channels-last"}));
+  if (models::cudnnBatchNormBuilt()) {
+    ASSERT_TRUE(cudnn.options.has_value()) << cudnn.error;
+    EXPECT_EQ(cudnn.options->batchNorm, models::BatchNormKernels::kCudnn);
+    EXPECT_EQ(parseTrainArgs(withBase({"--batch-norm", "cudnn", "--device", "cuda"})).error,
+              "--batch-norm cudnn needs a CUDA device, --precision bf16 or fp16 and "
+              "--channels-last");
+  } else {
+    EXPECT_EQ(cudnn.error,
+              "--batch-norm cudnn needs a build with cuDNN's headers and library, which this one "
+              "lacks (see docs/workloads.md)");
+  }
+}
+
 // Verifies that --help wins wherever it appears and that the usage names every flag and model.
 TEST(TrainOptions, HelpListsTheFlags) {
   EXPECT_TRUE(parseTrainArgs({"--epochs", "2", "--help"}).help);
@@ -185,6 +212,7 @@ TEST(TrainOptions, HelpListsTheFlags) {
                            "--precision",
                            "--channels-last",
                            "--cuda-graphs",
+                           "--batch-norm",
                            "--loader-threads",
                            "--seed",
                            "--device",

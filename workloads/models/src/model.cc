@@ -49,7 +49,9 @@ int64_t cubeSide(const ModelDescriptor& model, const std::vector<int64_t>& size,
 
 class ResNet50Model final : public Model {
  public:
-  explicit ResNet50Model(std::vector<int64_t> size) : size_(std::move(size)) {}
+  ResNet50Model(std::vector<int64_t> size, BatchNormKernels kernels)
+      : size_(std::move(size)),
+        net_(ResNet50Options().numClasses(kClasses).batchNormKernels(kernels)) {}
 
   ModelKind kind() const override { return ModelKind::kResnet50; }
   torch::nn::Module& module() override { return *net_; }
@@ -66,7 +68,7 @@ class ResNet50Model final : public Model {
  private:
   static constexpr int64_t kClasses = 1000;
   std::vector<int64_t> size_;
-  ResNet50 net_{ResNet50Options().numClasses(kClasses)};
+  ResNet50 net_;
 };
 
 class CosmoFlowModel final : public Model {
@@ -129,7 +131,7 @@ std::unique_ptr<Model> makeModel(ModelKind kind, const ModelOptions& options) {
   const auto& size = options.sampleSize();
   switch (kind) {
     case ModelKind::kResnet50:
-      return std::make_unique<ResNet50Model>(planeSize(model, size, 1));
+      return std::make_unique<ResNet50Model>(planeSize(model, size, 1), options.batchNormKernels());
     case ModelKind::kCosmoflow:
       // Five poolings, each halving the side.
       return std::make_unique<CosmoFlowModel>(cubeSide(model, size, 32));

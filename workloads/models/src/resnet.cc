@@ -18,13 +18,15 @@ nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
 
 }  // namespace
 
-BottleneckImpl::BottleneckImpl(int64_t inChannels, int64_t width, int64_t stride)
+BottleneckImpl::BottleneckImpl(int64_t inChannels, int64_t width, int64_t stride,
+                               BatchNormKernels kernels)
     : conv1_(register_module("conv1", conv(inChannels, width, 1, 1))),
       bn1_(register_module("bn1", nn::BatchNorm2d(width))),
       conv2_(register_module("conv2", conv(width, width, 3, stride))),
       bn2_(register_module("bn2", nn::BatchNorm2d(width))),
       conv3_(register_module("conv3", conv(width, width * kExpansion, 1, 1))),
-      bn3_(register_module("bn3", nn::BatchNorm2d(width * kExpansion))) {
+      bn3_(register_module("bn3", nn::BatchNorm2d(width * kExpansion))),
+      kernels_(kernels) {
   if (stride != 1 || inChannels != width * kExpansion) {
     downsample_ = register_module("downsample",
                                   nn::Sequential(conv(inChannels, width * kExpansion, 1, stride),
@@ -33,14 +35,19 @@ BottleneckImpl::BottleneckImpl(int64_t inChannels, int64_t width, int64_t stride
 }
 
 torch::Tensor BottleneckImpl::forward(const torch::Tensor& x) {
-  auto y = torch::relu(bn1_(conv1_(x)));
-  y = torch::relu(bn2_(conv2_(y)));
-  y = bn3_(conv3_(y));
-  return torch::relu(y + (downsample_ ? downsample_->forward(x) : x));
+  auto y = batchNorm(*bn1_, conv1_(x), kernels_, /*relu=*/true);
+  y = batchNorm(*bn2_, conv2_(y), kernels_, /*relu=*/true);
+  torch::Tensor shortcut = x;
+  if (downsample_) {
+    shortcut = batchNorm(*downsample_->ptr(1)->as<nn::BatchNorm2d>(),
+                         downsample_->ptr(0)->as<nn::Conv2d>()->forward(x), kernels_);
+  }
+  return batchNorm(*bn3_, conv3_(y), kernels_, /*relu=*/true, shortcut);
 }
 
 ResNet50Impl::ResNet50Impl(const ResNet50Options& options)
-    : conv1_(register_module(
+    : kernels_(options.batchNormKernels()),
+      conv1_(register_module(
           "conv1", nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)))),
       bn1_(register_module("bn1", nn::BatchNorm2d(64))),
       layer1_(register_module("layer1", makeLayer(64, 3, 1))),
@@ -70,14 +77,14 @@ ResNet50Impl::ResNet50Impl(const ResNet50Options& options)
 nn::Sequential ResNet50Impl::makeLayer(int64_t width, int64_t blocks, int64_t stride) {
   nn::Sequential layer;
   for (int64_t i = 0; i < blocks; ++i) {
-    layer->push_back(Bottleneck(channels_, width, i == 0 ? stride : 1));
+    layer->push_back(Bottleneck(channels_, width, i == 0 ? stride : 1, kernels_));
     channels_ = width * BottleneckImpl::kExpansion;
   }
   return layer;
 }
 
 torch::Tensor ResNet50Impl::forward(const torch::Tensor& x) {
-  auto y = torch::relu(bn1_(conv1_(x)));
+  auto y = batchNorm(*bn1_, conv1_(x), kernels_, /*relu=*/true);
   y = torch::max_pool2d(y, /*kernel_size=*/3, /*stride=*/2, /*padding=*/1);
   y = layer4_->forward(layer3_->forward(layer2_->forward(layer1_->forward(y))));
   y = torch::adaptive_avg_pool2d(y, {1, 1}).flatten(1);

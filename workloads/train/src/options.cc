@@ -221,6 +221,12 @@ const std::vector<Flag>& flags() {
        boolean(&TrainOptions::channelsLast)},
       {"cuda-graphs", "", "replay the forward and backward pass as a captured CUDA graph",
        boolean(&TrainOptions::cudaGraphs)},
+      {"batch-norm", "K",
+       "resnet50's batch norms: aten (default, LibTorch's, as PyTorch's eager mode) or cudnn "
+       "(cuDNN's, with the ReLU and the residual sum fused in; CUDA, bf16 or fp16, channels-last)",
+       choice<models::BatchNormKernels>(&TrainOptions::batchNorm,
+                                        {{"aten", models::BatchNormKernels::kAten},
+                                         {"cudnn", models::BatchNormKernels::kCudnn}})},
       {"loader-threads", "N", "threads that read and decode samples (default 4)",
        integer(&TrainOptions::loaderThreads, 1)},
       {"seed", "N", "seeds the weights, the synthetic batch and the data order (default 0)",
@@ -278,6 +284,20 @@ std::string checkCombination(const TrainOptions& options) {
   }
   if (options.momentum && resolveHyperparameters(options, 1).optimizer != OptimizerKind::kSgd) {
     return "--momentum applies to the sgd optimizer only";
+  }
+  if (options.batchNorm == models::BatchNormKernels::kCudnn) {
+    if (options.model != models::ModelKind::kResnet50) {
+      return "--batch-norm cudnn applies to resnet50 only";
+    }
+    if (!models::cudnnBatchNormBuilt()) {
+      return "--batch-norm cudnn needs a build with cuDNN's headers and library, which this one "
+             "lacks (see docs/workloads.md)";
+    }
+    if (options.device == DeviceChoice::kCpu || options.precision == Precision::kFp32 ||
+        !options.channelsLast) {
+      return "--batch-norm cudnn needs a CUDA device, --precision bf16 or fp16 and "
+             "--channels-last";
+    }
   }
   if (options.cudaGraphs && options.device == DeviceChoice::kCpu) {
     return "--cuda-graphs needs a CUDA device, not --device cpu";

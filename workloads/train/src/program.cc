@@ -115,8 +115,9 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
     torch::cuda::manual_seed_all(options.seed);
   }
   torch::manual_seed(options.seed);
-  const std::unique_ptr<models::Model> model =
-      models::makeModel(options.model, models::ModelOptions().sampleSize(options.sampleSize));
+  const std::unique_ptr<models::Model> model = models::makeModel(
+      options.model,
+      models::ModelOptions().sampleSize(options.sampleSize).batchNormKernels(options.batchNorm));
   if (options.zeroInitResidual) {
     zeroInitResidual(model->module());
   }
@@ -146,6 +147,7 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
   run.lr = config.hyper.lr;
   run.channelsLast = options.channelsLast;
   run.cudaGraphs = options.cudaGraphs;
+  run.batchNorm = options.batchNorm;
   run.seed = options.seed;
   err << "hetbench-train: " << models::descriptor(options.model).name << " on " << run.device
       << " (" << run.acceleratorName << "), " << run.precision << ", global batch " << batch.global

@@ -114,6 +114,7 @@ void Reporter::runStart(const RunDescription& run) {
       {"lr", run.lr},
       {"channels_last", run.channelsLast},
       {"cuda_graphs", run.cudaGraphs},
+      {"batch_norm", models::toString(run.batchNorm)},
       {"seed", run.seed},
   };
   out_ << ":::HETBENCH " << dump(event) << std::endl;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "hetbench/models/batch_norm_kernels.h"
 #include "hetbench/models/descriptor.h"
 
 namespace hetbench::models {
@@ -23,6 +24,9 @@ struct ModelOptions {
   /// resnet50: {H, W} (224 x 224) or {side}; cosmoflow: {side} of the cube (128, a multiple of
   /// 32); deepcam: {H, W} (768 x 1152, multiples of 16) or {side}.
   TORCH_ARG(std::vector<int64_t>, sampleSize) = {};
+  /// resnet50: the kernels of its batch norms with the ReLUs and residual sums after them; the
+  /// other models run LibTorch's.
+  TORCH_ARG(BatchNormKernels, batchNormKernels) = BatchNormKernels::kAten;
 };
 
 /// A workload's network with its training loss, as a training loop uses it: the module for

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "hetbench/models/batch_norm.h"
+
 namespace hetbench::models {
 
 struct ResNet50Options {
@@ -17,6 +19,8 @@ struct ResNet50Options {
   TORCH_ARG(int64_t, numClasses) = 1000;
   /// Starts every residual branch at zero: the scale (gamma) of each block's last BN is 0.
   TORCH_ARG(bool, zeroInitResidual) = false;
+  /// The kernels of the batch norms with what follows them (ReLU, the residual sum).
+  TORCH_ARG(BatchNormKernels, batchNormKernels) = BatchNormKernels::kAten;
 };
 
 /// The ResNet v1.5 bottleneck: 1x1 to `width`, 3x3 carrying the stride (v1.5 strides here, v1 on
@@ -27,7 +31,8 @@ class BottleneckImpl : public torch::nn::Module {
  public:
   static constexpr int64_t kExpansion = 4;
 
-  BottleneckImpl(int64_t inChannels, int64_t width, int64_t stride);
+  BottleneckImpl(int64_t inChannels, int64_t width, int64_t stride,
+                 BatchNormKernels kernels = BatchNormKernels::kAten);
 
   torch::Tensor forward(const torch::Tensor& x);
 
@@ -42,6 +47,7 @@ class BottleneckImpl : public torch::nn::Module {
   torch::nn::Conv2d conv3_{nullptr};
   torch::nn::BatchNorm2d bn3_{nullptr};
   torch::nn::Sequential downsample_{nullptr};
+  BatchNormKernels kernels_;
 };
 TORCH_MODULE(Bottleneck);
 
@@ -59,6 +65,7 @@ class ResNet50Impl : public torch::nn::Module {
  private:
   torch::nn::Sequential makeLayer(int64_t width, int64_t blocks, int64_t stride);
 
+  BatchNormKernels kernels_;
   int64_t channels_ = 64;  // the next block's input channels while building
   torch::nn::Conv2d conv1_{nullptr};
   torch::nn::BatchNorm2d bn1_{nullptr};

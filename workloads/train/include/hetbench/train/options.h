@@ -1,5 +1,6 @@
 #pragma once
 
+#include <hetbench/models/batch_norm_kernels.h>
 #include <hetbench/models/descriptor.h>
 
 #include <cstdint>
@@ -33,6 +34,7 @@ struct TrainOptions {
   Precision precision = Precision::kFp32;
   bool channelsLast = false;
   bool cudaGraphs = false;
+  models::BatchNormKernels batchNorm = models::BatchNormKernels::kAten;
   int64_t loaderThreads = 4;
   uint64_t seed = 0;
   DeviceChoice device = DeviceChoice::kAuto;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <hetbench/models/batch_norm_kernels.h>
 #include <hetbench/models/descriptor.h>
 
 #include <cstdint>
@@ -32,6 +33,7 @@ struct RunDescription {
   std::string optimizer;
   double lr = 0;
   bool channelsLast = false;
+  models::BatchNormKernels batchNorm = models::BatchNormKernels::kAten;
   bool cudaGraphs = false;
   uint64_t seed = 0;
 };
