@@ -131,7 +131,7 @@ TEST_F(OperatorTest, FrozenLeaderWritesNothingOnceItsLeaseHasPassed) {
   OperatorProcess* follower = leader == replicas[0] ? replicas[1] : replicas[0];
   const std::string firstHolder = holder(lease());
 
-  constexpr int kLines = 240;  // 12 s at 20 lines a second
+  constexpr int kLines = 160;  // 8 s at 20 lines a second
   const json run =
       createRun("paced", scriptSpec("i=1; while [ $i -le " + std::to_string(kLines) +
                                     " ]; do echo line $i; i=$((i+1)); sleep 0.05; done"));

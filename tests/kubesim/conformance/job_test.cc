@@ -51,22 +51,31 @@ std::string podSummary(Harness& h, const std::string& job) {
 }
 
 json conditionOf(const json& job, const std::string& type) {
+  if (!job.is_object()) return json::object();
   for (const json& c : job.value("status", json::object()).value("conditions", json::array())) {
     if (c.value("type", "") == type) return c;
   }
   return json::object();
 }
 
-// The Job once it has a condition `type` with status True (the last one read otherwise).
+// The Job once it has a condition `type` with status True (the last one read otherwise). A
+// response that is not a Job fails the test with its status and body.
 json waitCondition(Harness& h, const std::string& name, const std::string& type,
                    std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   json job;
+  std::string unreadable;
   Harness::eventually(
       [&] {
-        job = getJob(h, name);
+        const Response response = h.get(kJobs + "/" + name);
+        job = bodyJson(response);
+        if (!job.is_object()) {
+          unreadable = "HTTP " + std::to_string(response.status) + ": " + response.body;
+          return true;
+        }
         return conditionOf(job, type).value("status", "") == "True";
       },
       timeout);
+  EXPECT_EQ(unreadable, "") << "reading Job " << name;
   return job;
 }
 
