@@ -1,8 +1,10 @@
 // What following N running containers costs the operator's log collector: its threads, its
 // resident memory and the log bytes per second it keeps (issue 19, defect 9). The containers are
 // a stub API server in a child process (forked before any thread starts, so that the figures are
-// the collector's alone) whose every pod log streams one timestamped line per interval for as
-// long as it is followed.
+// the collector's alone) whose every pod has written one timestamped line per interval since the
+// server started: as a kubelet, it sends a request with sinceTime the lines from that second on,
+// then follows. So a stream that waited for its turn is sent what it missed, and the kept rate
+// says whether the pool keeps up with what is offered.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,30 +40,50 @@ int threads() {
   return -1;
 }
 
-/// Serves GET .../pods/NAME/log?follow=true...: one line every `interval`, until the client goes.
-/// Runs in the child until it is killed.
+/// Serves GET .../pods/NAME/log?follow=true...: line i written at start + i * interval, those
+/// from sinceTime's second on at once, then each at its time, until the client goes. Runs in
+/// the child until it is killed.
 [[noreturn]] void serveLogs(int ready, std::size_t streams, std::chrono::milliseconds interval) {
   http::ServerOptions options;
   options.maxConnections = streams + 64;
+  const auto start = std::chrono::system_clock::now();
   auto server = http::Server::start(
-      options, [interval](const http::Request& request, http::ResponseWriter& out) {
+      options, [interval, start](const http::Request& request, http::ResponseWriter& out) {
         if (request.path.find("/log") == std::string::npos) {
           out.send(404, {{"Content-Type", "application/json"}}, "{}");
           return;
         }
+        std::uint64_t first = 0;
+        if (const auto since = request.queryParam("sinceTime")) {
+          if (auto time = common::parseRfc3339(*since); time.isOk()) {
+            const auto second = std::chrono::floor<std::chrono::seconds>(time.value());
+            if (second > start) first = static_cast<std::uint64_t>((second - start) / interval);
+          }
+        }
         if (!out.startStream(200, {{"Content-Type", "text/plain"}})) return;
         const std::string text(100, 'x');
-        for (std::uint64_t i = 0;; ++i) {
-          const std::string line = common::formatRfc3339(std::chrono::system_clock::now(),
-                                                         common::TimePrecision::kNanosFixed) +
+        for (std::uint64_t i = first;; ++i) {
+          const auto at = start + i * interval;
+          std::this_thread::sleep_until(at);
+          const std::string line = common::formatRfc3339(at, common::TimePrecision::kNanosFixed) +
                                    " line " + std::to_string(i) + " " + text + "\n";
           if (!out.write(line)) return;
-          std::this_thread::sleep_for(interval);
         }
       });
   const std::uint16_t port = server.isOk() ? server.value()->port() : 0;
   (void)!::write(ready, &port, sizeof port);
   for (;;) ::pause();
+}
+
+/// The log files under `dir` that hold something.
+std::int64_t keptLogs(const std::string& dir) {
+  std::int64_t count = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".log" && it->file_size(ec) > 0) ++count;
+  }
+  return count;
 }
 
 json runningPod(std::size_t i) {
@@ -79,6 +101,7 @@ int main(int argc, char** argv) {
   std::int64_t streams = 100;
   std::int64_t intervalMs = 100;
   std::int64_t windowS = 5;
+  std::int64_t logStreams = 256;
   std::string dir = "/tmp/hetbench-collector-bench";
   common::FlagSet flags("collector_bench",
                         "Follows N container logs from a stub API server and prints the "
@@ -86,6 +109,8 @@ int main(int argc, char** argv) {
   flags.addInt("streams", &streams, "Containers followed at once.", 1, 100000);
   flags.addInt("interval-ms", &intervalMs, "Each container prints a line this often.", 1, 60000);
   flags.addInt("window", &windowS, "Seconds over which the rate is measured.", 1, 3600);
+  flags.addInt("log-streams", &logStreams,
+               "The collector's workers (CollectorOptions::maxStreams).", 1, 100000);
   flags.addString("dir", &dir, "Scratch log directory (emptied first and last).");
   if (auto code = hetbench::bench::parseFlags(flags, argc, argv)) return *code;
 
@@ -116,15 +141,16 @@ int main(int argc, char** argv) {
   if (!client.isOk()) return 1;
   int status = 0;
   {
-    hetbench::logs::LogCollector collector(*client.value(), {dir});
+    hetbench::logs::CollectorOptions options{dir};
+    options.maxStreams = static_cast<std::size_t>(logStreams);
+    hetbench::logs::LogCollector collector(*client.value(), options);
     const auto started = Clock::now();
     for (std::int64_t i = 0; i < streams; ++i)
       collector.track(runningPod(static_cast<std::size_t>(i)), "bench/run/uid/0-0");
     const double trackS = hetbench::bench::seconds(Clock::now() - started);
-    // Every stream has written before the window opens.
-    while (collector.bytesWritten() < static_cast<std::uint64_t>(streams) * 100 &&
-           Clock::now() - started < std::chrono::seconds(120)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // Every stream has written (has had a turn, when they take turns) before the window opens.
+    while (keptLogs(dir) < streams && Clock::now() - started < std::chrono::seconds(600)) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
     }
     const std::uint64_t bytesBefore = collector.bytesWritten();
     const auto windowStart = Clock::now();
@@ -134,14 +160,15 @@ int main(int argc, char** argv) {
     const int threadsFollowing = threads();
     const long rssFollowing = hetbench::bench::residentKiB();
     const std::size_t active = collector.activeStreams();
+    const std::size_t workers = collector.workers();
     const auto stopping = Clock::now();
     collector.stop();
     const double stopS = hetbench::bench::seconds(Clock::now() - stopping);
     std::printf(
-        "streams %lld (a line of about 140 bytes every %lld ms each, %.2f MB/s offered): "
-        "active %zu; threads %d (%d before); resident %.1f MiB (%.1f before); kept %.2f MB/s; "
-        "track %.2f s, stop %.2f s\n",
-        static_cast<long long>(streams), static_cast<long long>(intervalMs),
+        "streams %lld over %zu workers (a line of about 140 bytes every %lld ms each, %.2f MB/s "
+        "offered): active %zu; threads %d (%d before); resident %.1f MiB (%.1f before); kept "
+        "%.2f MB/s; track %.2f s, stop %.2f s\n",
+        static_cast<long long>(streams), workers, static_cast<long long>(intervalMs),
         static_cast<double>(streams) * 140 * 1000 / static_cast<double>(intervalMs) / 1e6, active,
         threadsFollowing, threadsBefore, rssFollowing / 1024.0, rssBefore / 1024.0, rate / 1e6,
         trackS, stopS);

@@ -54,6 +54,7 @@ struct Flags {
   double qps = 20;
   std::int64_t burst = 30;
   std::int64_t logMaxBytes = 256ll << 20;
+  std::int64_t logStreams = 256;
   std::chrono::nanoseconds logRetention = std::chrono::hours(24 * 7);
   std::int64_t logDirMaxBytes = 0;
   std::chrono::nanoseconds logSweepInterval = std::chrono::minutes(1);
@@ -129,6 +130,10 @@ void addFlags(common::FlagSet& flags, Flags& f, bool& showVersion) {
   flags.addInt("log-max-bytes", &f.logMaxBytes,
                "Size at which a container's kept log is truncated with a marker line.", 1024,
                std::int64_t{1} << 40);
+  flags.addInt("log-streams", &f.logStreams,
+               "Container log streams followed at once, the log collector's threads; beyond it, "
+               "streams take turns of 5 s.",
+               1, 65536);
   flags.addDuration("log-retention", &f.logRetention,
                     "How long a run's logs are kept once the run is deleted (0: deleted at "
                     "the next sweep, within a minute).");
@@ -352,6 +357,7 @@ int main(int argc, char** argv) {
   hetbench::logs::CollectorOptions collectorOptions;
   collectorOptions.dir = f.logDir;
   collectorOptions.maxBytesPerContainer = static_cast<std::uint64_t>(f.logMaxBytes);
+  collectorOptions.maxStreams = static_cast<std::size_t>(f.logStreams);
   // The fence of the log files: the manager, made below and started before the first stream.
   const controller::Manager* fence = nullptr;
   collectorOptions.mayWrite = [&fence] { return fence->mayWrite(); };

@@ -256,6 +256,54 @@ TEST_F(CollectorTest, AbandonEndsAStreamAsIncomplete) {
   EXPECT_TRUE(content.ends_with(LogCollector::incompleteMarker("given up") + "\n")) << content;
 }
 
+// Verifies the bounded pool: five containers that write for about a second each, followed by two
+// workers taking turns of 150 ms, leave every log whole, without a line lost or repeated.
+TEST_F(CollectorTest, StreamsBeyondThePoolTakeTurnsAndLoseNothing) {
+  const std::vector<std::string> pods = {"a", "b", "c", "d", "e"};
+  for (const std::string& pod : pods) {
+    createPod(pod, "i=1; while [ $i -le 40 ]; do echo line $i; i=$((i+1)); sleep 0.025; done");
+  }
+  CollectorOptions options{dir_};
+  options.maxStreams = 2;
+  options.slice = 150ms;
+  LogCollector collector(*client_, options);
+  ASSERT_TRUE(Harness::eventually(
+      [&] {
+        bool ended = true;
+        for (const std::string& pod : pods) {
+          const json p = getPod(pod);
+          collector.track(p, "default/run/0-0");
+          ended = ended && collector.logsOf(p).ended;
+        }
+        return ended;
+      },
+      30s));
+  for (const std::string& pod : pods) {
+    EXPECT_EQ(texts(readFile(file(pod, "main"))), numbered(1, 40)) << pod;
+  }
+  EXPECT_EQ(collector.workers(), 2u);
+}
+
+// Verifies that a silent stream gives its worker up at the end of its turn: with one worker, a
+// container that prints nothing for 3 s does not hold back the log of one that finishes at once.
+TEST_F(CollectorTest, SilentStreamDoesNotHoldTheOnlyWorker) {
+  createPod("quiet", "sleep 3; echo late");
+  ASSERT_TRUE(Harness::eventually(
+      [&] { return getPod("quiet")["status"].value("phase", "") == "Running"; }, 10s));
+  CollectorOptions options{dir_};
+  options.maxStreams = 1;
+  options.slice = 150ms;
+  LogCollector collector(*client_, options);
+  collector.track(getPod("quiet"), "default/run/0-0");
+  createPod("busy", "for i in 1 2 3; do echo line $i; done");
+  ASSERT_TRUE(collect(collector, "busy"));
+  EXPECT_EQ(texts(readFile(file("busy", "main"))), numbered(1, 3));
+  EXPECT_EQ(getPod("quiet")["status"].value("phase", ""), "Running")
+      << "the busy pod's log waited for the quiet one to end";
+  ASSERT_TRUE(collect(collector, "quiet"));
+  EXPECT_EQ(texts(readFile(file("quiet", "main"))), std::vector<std::string>{"late"});
+}
+
 // Verifies the fence: once it says no, the stream ends though its container keeps printing, and
 // its log counts as neither ended nor incomplete; once it says yes again, the next track()
 // follows the container again from where the file ends, losing and repeating nothing.

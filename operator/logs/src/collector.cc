@@ -74,14 +74,21 @@ struct LogCollector::Stream {
   std::string container;
   std::string unitDir;
   std::filesystem::path file;
-  std::atomic<bool> done{false};
+  // Guarded by the collector's mu_.
+  enum class Where { kReady, kWaiting, kFollowed, kEnded } where = Where::kReady;
+  std::atomic<bool> done{false};    // kEnded: nothing more will be written
   std::atomic<bool> fenced{false};  // ended by the fence: followed again by the next track()
-  std::string problem;     // why the log is incomplete (guarded by mu); "" while it is whole
-  bool abandoned = false;  // guarded by mu
-  std::shared_ptr<kube::StreamCanceller> canceller = std::make_shared<kube::StreamCanceller>();
-  std::mutex mu;
-  std::condition_variable cv;
-  std::thread thread;
+  std::string problem;              // why the log is incomplete; "" while it is whole
+  bool abandoned = false;
+  bool stopRequested = false;                                // abandon, forgetRun, stop
+  std::shared_ptr<kube::StreamCanceller> request;            // kFollowed: the request in flight
+  Steady::time_point since;                                  // kFollowed: when the turn began
+  std::multimap<Steady::time_point, Stream*>::iterator due;  // kWaiting: its place in waiting_
+  // Used by the one worker that follows the stream at a time.
+  bool opened = false;
+  std::ofstream out;
+  ResumePoint point;  // where the file ends, carried from one turn to the next
+  std::chrono::milliseconds backoff{0};
 };
 
 std::string LogCollector::truncationMarker(std::uint64_t cap) {
@@ -127,7 +134,10 @@ ResumePoint resumePoint(const std::filesystem::path& file) {
 }
 
 LogCollector::LogCollector(kube::KubeClient& client, CollectorOptions options)
-    : client_(client), options_(std::move(options)) {}
+    : client_(client), options_(std::move(options)) {
+  options_.maxStreams = std::max<std::size_t>(options_.maxStreams, 1);
+  scheduler_ = std::thread([this] { schedule(); });
+}
 
 LogCollector::~LogCollector() { stop(); }
 
@@ -139,8 +149,7 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
     const std::string key = streamKey(pod, container);
     if (auto it = streams_.find(key); it != streams_.end()) {
       if (!it->second->done || !it->second->fenced) continue;
-      it->second->thread.join();  // it has returned, or is returning
-      streams_.erase(it);
+      streams_.erase(it);  // ended, so in no queue and with no worker
     }
     auto stream = std::make_unique<Stream>();
     stream->ns = stringMember(meta, "namespace");
@@ -148,16 +157,37 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
     stream->container = container;
     stream->unitDir = unitDir;
     stream->file = options_.dir / LogLayout::containerLog(unitDir, stream->pod, container);
+    stream->backoff = options_.retryInitial;
     Stream& ref = *stream;
-    try {
-      ref.thread = std::thread([this, &ref] { follow(ref); });
-    } catch (const std::system_error& e) {
-      // Under a PID or thread limit: not followed now, tried again on the next track().
-      spdlog::error("log {}/{}/{}: cannot start a thread to follow it: {}", ref.ns, ref.pod,
-                    container, e.what());
-      continue;
-    }
     streams_.emplace(key, std::move(stream));
+    enqueue(ref, /*first=*/false);
+  }
+}
+
+void LogCollector::enqueue(Stream& stream, bool first) {
+  stream.where = Stream::Where::kReady;
+  if (first) {
+    ready_.push_front(&stream);
+  } else {
+    ready_.push_back(&stream);
+  }
+  startWorkerIfNeeded();
+  ready_cv_.notify_one();
+  schedule_cv_.notify_one();
+}
+
+void LogCollector::startWorkerIfNeeded() {
+  if (stopping_ || idleWorkers_ >= ready_.size() || workers_.size() >= options_.maxStreams) {
+    return;
+  }
+  try {
+    workers_.emplace_back([this] { work(); });
+    ++idleWorkers_;  // from now on: it takes a ready stream as soon as it runs
+  } catch (const std::system_error& e) {
+    // Under a PID or thread limit: the workers there are take the streams in turn, and the
+    // scheduler tries again.
+    spdlog::error("log collector: cannot start a worker ({} running): {}", workers_.size(),
+                  e.what());
   }
 }
 
@@ -174,8 +204,7 @@ PodLogs LogCollector::logsOf(const json& pod) const {
       continue;
     }
     ++streams;
-    Stream& stream = *it->second;
-    std::lock_guard streamLock(stream.mu);
+    const Stream& stream = *it->second;
     all = all && stream.done;
     abandoned = abandoned && stream.abandoned;
     if (out.incomplete.empty()) out.incomplete = stream.problem;
@@ -186,55 +215,89 @@ PodLogs LogCollector::logsOf(const json& pod) const {
 }
 
 void LogCollector::abandon(const json& pod, const std::string& why) {
+  std::vector<std::shared_ptr<kube::StreamCanceller>> requests;
   std::lock_guard lock(mu_);
   for (const auto& [container, terminated] : startedContainers(pod)) {
     auto it = streams_.find(streamKey(pod, container));
     if (it == streams_.end()) continue;
     Stream& stream = *it->second;
-    {
-      std::lock_guard streamLock(stream.mu);
-      if (stream.done || stream.abandoned) continue;
-      stream.abandoned = true;
-      stream.problem = why;
+    if (stream.done || stream.abandoned) continue;
+    stream.abandoned = true;
+    stream.problem = why;
+    // A worker ends it: its marker is a write, which the fence governs.
+    if (auto request = requestStop(stream)) requests.push_back(std::move(request));
+    if (stream.where == Stream::Where::kWaiting) {
+      waiting_.erase(stream.due);
+      enqueue(stream, /*first=*/true);
     }
-    stream.canceller->cancel();
-    stream.cv.notify_all();
   }
+  for (auto& request : requests) request->cancel();
+}
+
+std::shared_ptr<kube::StreamCanceller> LogCollector::requestStop(Stream& stream) {
+  stream.stopRequested = true;
+  return stream.where == Stream::Where::kFollowed ? stream.request : nullptr;
 }
 
 void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
   const std::string prefix = LogLayout::runDir(ns, run);
-  std::vector<std::unique_ptr<Stream>> ended;
-  {
-    std::lock_guard lock(mu_);
-    for (auto it = streams_.begin(); it != streams_.end();) {
-      if (it->second->unitDir.rfind(prefix, 0) == 0) {
-        ended.push_back(std::move(it->second));
-        it = streams_.erase(it);
-      } else {
-        ++it;
-      }
+  std::vector<std::shared_ptr<kube::StreamCanceller>> requests;
+  std::vector<Stream*> followed;
+  std::unique_lock lock(mu_);
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    Stream& stream = *it->second;
+    if (stream.unitDir.rfind(prefix, 0) != 0) {
+      ++it;
+      continue;
     }
+    if (stream.where == Stream::Where::kFollowed) {
+      if (auto request = requestStop(stream)) requests.push_back(std::move(request));
+      followed.push_back(&stream);
+      ++it;
+      continue;
+    }
+    // Idle: out of its queue and gone; the run's files are deleted with it.
+    if (stream.where == Stream::Where::kReady) {
+      ready_.erase(std::find(ready_.begin(), ready_.end(), &stream));
+    } else if (stream.where == Stream::Where::kWaiting) {
+      waiting_.erase(stream.due);
+    }
+    it = streams_.erase(it);
   }
-  for (auto& stream : ended) {
-    stream->canceller->cancel();
-    stream->cv.notify_all();
-    stream->thread.join();
+  lock.unlock();
+  for (auto& request : requests) request->cancel();
+  lock.lock();
+  ended_cv_.wait(lock, [&] {
+    return std::all_of(followed.begin(), followed.end(),
+                       [](const Stream* s) { return s->done.load(); });
+  });
+  for (const Stream* stream : followed) {
+    streams_.erase(std::find_if(streams_.begin(), streams_.end(),
+                                [&](const auto& entry) { return entry.second.get() == stream; }));
   }
 }
 
 void LogCollector::stop() {
-  std::map<std::string, std::unique_ptr<Stream>> all;
+  std::vector<std::shared_ptr<kube::StreamCanceller>> requests;
+  std::vector<std::thread> workers;
   {
     std::lock_guard lock(mu_);
+    if (stopping_ && workers_.empty() && !scheduler_.joinable()) return;
     stopping_ = true;
-    all.swap(streams_);
+    for (auto& [key, stream] : streams_) {
+      if (auto request = requestStop(*stream)) requests.push_back(std::move(request));
+    }
+    ready_.clear();  // the idle ones are followed no more
+    waiting_.clear();
+    workers.swap(workers_);
   }
-  for (auto& [key, stream] : all) {
-    stream->canceller->cancel();
-    stream->cv.notify_all();
-  }
-  for (auto& [key, stream] : all) stream->thread.join();
+  for (auto& request : requests) request->cancel();
+  ready_cv_.notify_all();
+  schedule_cv_.notify_all();
+  for (auto& worker : workers) worker.join();
+  if (scheduler_.joinable()) scheduler_.join();
+  std::lock_guard lock(mu_);
+  streams_.clear();
 }
 
 std::size_t LogCollector::activeStreams() const {
@@ -243,10 +306,9 @@ std::size_t LogCollector::activeStreams() const {
       streams_.begin(), streams_.end(), [](const auto& entry) { return !entry.second->done; }));
 }
 
-bool LogCollector::sleepFor(Stream& stream, std::chrono::milliseconds d) {
-  std::unique_lock lock(stream.mu);
-  stream.cv.wait_for(lock, d, [&] { return stream.canceller->cancelled(); });
-  return !stream.canceller->cancelled();
+std::size_t LogCollector::workers() const {
+  std::lock_guard lock(mu_);
+  return workers_.size();
 }
 
 namespace {
@@ -315,6 +377,14 @@ class LineWriter {
   /// Whether a line was kept since the last restart.
   bool wrote() const { return wrote_; }
 
+  /// Where the file ends now, for the next request to resume from.
+  ResumePoint point() const {
+    ResumePoint point = point_;
+    point.size = size_;
+    point.truncated = truncated_;
+    return point;
+  }
+
  private:
   std::ofstream& out_;
   ResumePoint point_;
@@ -340,28 +410,37 @@ bool LogCollector::streamEnded(const Stream& stream) {
   return podTerminal(pod.value());
 }
 
-void LogCollector::follow(Stream& stream) {
+LogCollector::Turn LogCollector::serve(Stream& stream) {
   const auto fail = [&](const std::string& problem) {
     spdlog::error("log {}: {}; the log is incomplete", stream.file.string(), problem);
     ++writeFailures_;
-    std::lock_guard lock(stream.mu);
+    std::lock_guard lock(mu_);
     stream.problem = problem;
   };
-  std::error_code ec;
-  std::filesystem::create_directories(stream.file.parent_path(), ec);
-  if (ec) {
-    fail("cannot create " + stream.file.parent_path().string() + ": " + ec.message());
-    stream.done = true;
-    return;
+  if (!stream.opened) {
+    stream.opened = true;
+    std::error_code ec;
+    std::filesystem::create_directories(stream.file.parent_path(), ec);
+    if (ec) {
+      fail("cannot create " + stream.file.parent_path().string() + ": " + ec.message());
+      return end(stream, false);
+    }
+    stream.point = resumePoint(stream.file);
+    stream.out.open(stream.file, std::ios::binary | std::ios::app);
+    if (!stream.out) {
+      fail("cannot open " + stream.file.string() + ": " + std::strerror(errno));
+      return end(stream, false);
+    }
   }
-  const ResumePoint point = resumePoint(stream.file);
-  std::ofstream out(stream.file, std::ios::binary | std::ios::app);
-  LineWriter writer(out, point, options_.maxBytesPerContainer, bytes_);
+  std::shared_ptr<kube::StreamCanceller> request;
+  if (stopRequested(stream, &request)) return end(stream, false);
+  LineWriter writer(stream.out, stream.point, options_.maxBytesPerContainer, bytes_);
   const LineHandler keep = [&writer](std::string_view line) { writer.write(line); };
   // Whether the file took every line so far; errno says why not.
   const auto written = [&] {
-    out.flush();
-    if (out) {
+    stream.out.flush();
+    stream.point = writer.point();
+    if (stream.out) {
       writer.flushed();
       return true;
     }
@@ -379,49 +458,149 @@ void LogCollector::follow(Stream& stream) {
     }
     return !fenced;
   };
-  std::chrono::milliseconds backoff = options_.retryInitial;
-  bool failed = !out;
-  if (failed) fail("cannot open " + stream.file.string() + ": " + std::strerror(errno));
 
-  while (!failed && !stream.canceller->cancelled()) {
-    kube::LogOptions options;
-    options.container = stream.container;
-    options.follow = true;
-    options.timestamps = true;
-    options.canceller = stream.canceller;
-    options.sinceTime = writer.restart();
-    LineSplitter splitter(options_.maxLineBytes);
-    const common::Status status =
-        client_.streamLogs(stream.ns, stream.pod, options, [&](std::string_view data) {
-          if (!mayWrite()) return false;
-          splitter.feed(data, keep);
-          failed = !written();
-          return !failed;
-        });
-    if (failed || !mayWrite()) break;
+  kube::LogOptions options;
+  options.container = stream.container;
+  options.follow = true;
+  options.timestamps = true;
+  options.canceller = request;
+  options.sinceTime = writer.restart();
+  LineSplitter splitter(options_.maxLineBytes);
+  bool failed = false;
+  const common::Status status =
+      client_.streamLogs(stream.ns, stream.pod, options, [&](std::string_view data) {
+        if (!mayWrite()) return false;
+        splitter.feed(data, keep);
+        failed = !written();
+        return !failed;
+      });
+  if (failed || !mayWrite()) return end(stream, fenced);
+  if (stopRequested(stream, nullptr)) {
     splitter.finish(keep);
-    if (!written()) break;
-    if (stream.canceller->cancelled()) break;
-    if (status.isNotFound()) break;  // the pod is gone: nothing more to read
-    if (status.isOk()) {
-      if (streamEnded(stream)) break;
-      if (writer.wrote()) backoff = options_.retryInitial;
-    } else {
-      spdlog::debug("log {}/{}/{}: {}; resuming", stream.ns, stream.pod, stream.container,
-                    status.toString());
-    }
-    if (!sleepFor(stream, backoff)) break;
-    backoff = std::min(backoff * 2, options_.retryMax);
+    written();
+    return end(stream, fenced);
   }
+  // Its turn was taken away: a line cut short is read again whole where the next turn resumes.
+  if (request->cancelled()) return Turn::kYielded;
+  splitter.finish(keep);
+  if (!written()) return end(stream, fenced);
+  if (status.isNotFound()) return end(stream, fenced);  // the pod is gone: nothing more to read
+  if (status.isOk()) {
+    if (streamEnded(stream)) return end(stream, fenced);
+    if (writer.wrote()) stream.backoff = options_.retryInitial;
+  } else {
+    spdlog::debug("log {}/{}/{}: {}; resuming", stream.ns, stream.pod, stream.container,
+                  status.toString());
+  }
+  return Turn::kRetry;
+}
+
+bool LogCollector::stopRequested(const Stream& stream,
+                                 std::shared_ptr<kube::StreamCanceller>* request) const {
+  std::lock_guard lock(mu_);
+  if (request != nullptr) *request = stream.request;
+  return stream.stopRequested;
+}
+
+LogCollector::Turn LogCollector::end(Stream& stream, bool fenced) {
+  std::string marker;
   {
-    std::lock_guard lock(stream.mu);
-    if (stream.abandoned && out && mayWrite()) {
-      out << incompleteMarker(stream.problem) << '\n';
-      out.flush();
+    std::lock_guard lock(mu_);
+    if (stream.abandoned) marker = incompleteMarker(stream.problem);
+  }
+  if (!marker.empty() && stream.opened && stream.out && !fenced &&
+      (!options_.mayWrite || options_.mayWrite())) {
+    stream.out << marker << '\n';
+    stream.out.flush();
+  }
+  stream.out.close();
+  stream.fenced = fenced;
+  return Turn::kEnded;
+}
+
+void LogCollector::work() {
+  std::unique_lock lock(mu_);
+  for (;;) {  // counted idle from its start, and again after each turn
+    ready_cv_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+    --idleWorkers_;
+    if (stopping_) return;
+    Stream& stream = *ready_.front();
+    ready_.pop_front();
+    stream.where = Stream::Where::kFollowed;
+    stream.since = Steady::now();
+    stream.request = std::make_shared<kube::StreamCanceller>();
+    lock.unlock();
+    const Turn turn = serve(stream);
+    lock.lock();
+    ++idleWorkers_;  // before the stream is queued again, so that no worker starts for it
+    stream.request.reset();
+    if (turn == Turn::kEnded || stopping_ || stream.stopRequested) {
+      stream.where = Stream::Where::kEnded;  // out of the scheduler's sight while it ends
+      if (turn != Turn::kEnded) {
+        lock.unlock();
+        end(stream, false);
+        lock.lock();
+      }
+      stream.done = true;
+      ended_cv_.notify_all();
+    } else if (turn == Turn::kYielded) {
+      enqueue(stream, /*first=*/false);
+    } else {
+      stream.where = Stream::Where::kWaiting;
+      stream.due = waiting_.emplace(Steady::now() + stream.backoff, &stream);
+      stream.backoff = std::min(stream.backoff * 2, options_.retryMax);
+      schedule_cv_.notify_one();
     }
   }
-  stream.fenced = fenced;
-  stream.done = true;
+}
+
+void LogCollector::schedule() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    const Steady::time_point now = Steady::now();
+    while (!waiting_.empty() && waiting_.begin()->first <= now) {
+      Stream& stream = *waiting_.begin()->second;
+      waiting_.erase(waiting_.begin());
+      enqueue(stream, /*first=*/false);
+    }
+    startWorkerIfNeeded();
+    Steady::time_point wake =
+        waiting_.empty() ? Steady::time_point::max() : waiting_.begin()->first;
+    // Streams that wait for a worker take the turns of those followed longest.
+    std::size_t waitingForWorker = ready_.size() > idleWorkers_ ? ready_.size() - idleWorkers_ : 0;
+    std::vector<std::shared_ptr<kube::StreamCanceller>> turnsTaken;
+    if (waitingForWorker > 0 && workers_.size() >= options_.maxStreams) {
+      std::vector<Stream*> followed;
+      for (auto& [key, stream] : streams_) {
+        if (stream->where == Stream::Where::kFollowed && !stream->request->cancelled()) {
+          followed.push_back(stream.get());
+        }
+      }
+      std::sort(followed.begin(), followed.end(),
+                [](const Stream* a, const Stream* b) { return a->since < b->since; });
+      for (Stream* stream : followed) {
+        if (waitingForWorker == 0) break;
+        const Steady::time_point turnEnds = stream->since + options_.slice;
+        if (turnEnds > now) {
+          wake = std::min(wake, turnEnds);
+          break;
+        }
+        turnsTaken.push_back(stream->request);
+        --waitingForWorker;
+      }
+    }
+    if (!turnsTaken.empty()) {
+      lock.unlock();
+      for (auto& request : turnsTaken) request->cancel();
+      lock.lock();
+      continue;
+    }
+    if (wake == Steady::time_point::max()) {
+      schedule_cv_.wait(lock);
+    } else {
+      schedule_cv_.wait_until(lock, wake);
+    }
+  }
 }
 
 }  // namespace hetbench::logs
