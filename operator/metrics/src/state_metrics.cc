@@ -98,7 +98,8 @@ std::vector<MetricFamily> StateMetrics::Collect() const {
   const auto add = [&out](const auto& source, const char* name, const char* help, MetricType type) {
     if (source) out.push_back(single(name, help, type, static_cast<double>(source())));
   };
-  add(sources_.logStreams, "hetbench_log_streams_active", "Container log streams being followed.",
+  add(sources_.logStreams, "hetbench_log_streams_active",
+      "Container log streams not ended: followed, or waiting for a worker or to resume.",
       MetricType::Gauge);
   add(sources_.logBytes, "hetbench_log_bytes_total", "Bytes of container logs written to disk.",
       MetricType::Counter);
