@@ -250,7 +250,9 @@ void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
       ++it;
       continue;
     }
-    if (stream.where == Stream::Where::kFollowed) {
+    if (stream.where == Stream::Where::kFollowed ||
+        (stream.where == Stream::Where::kEnded && !stream.done)) {
+      // A worker has it (following it, or ending it): it goes once the worker is done with it.
       if (auto request = requestStop(stream)) requests.push_back(std::move(request));
       followed.push_back(&stream);
       ++it;
