@@ -172,8 +172,8 @@ void LogCollector::enqueue(Stream& stream, bool first) {
     ready_.push_back(&stream);
   }
   startWorkerIfNeeded();
-  ready_cv_.notify_one();
-  schedule_cv_.notify_one();
+  readyCv_.notify_one();
+  scheduleCv_.notify_one();
 }
 
 void LogCollector::startWorkerIfNeeded() {
@@ -269,7 +269,7 @@ void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
   lock.unlock();
   for (auto& request : requests) request->cancel();
   lock.lock();
-  ended_cv_.wait(lock, [&] {
+  endedCv_.wait(lock, [&] {
     return std::all_of(followed.begin(), followed.end(),
                        [](const Stream* s) { return s->done.load(); });
   });
@@ -294,8 +294,8 @@ void LogCollector::stop() {
     workers.swap(workers_);
   }
   for (auto& request : requests) request->cancel();
-  ready_cv_.notify_all();
-  schedule_cv_.notify_all();
+  readyCv_.notify_all();
+  scheduleCv_.notify_all();
   for (auto& worker : workers) worker.join();
   if (scheduler_.joinable()) scheduler_.join();
   std::lock_guard lock(mu_);
@@ -523,7 +523,7 @@ LogCollector::Turn LogCollector::end(Stream& stream, bool fenced) {
 void LogCollector::work() {
   std::unique_lock lock(mu_);
   for (;;) {  // counted idle from its start, and again after each turn
-    ready_cv_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+    readyCv_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
     --idleWorkers_;
     if (stopping_) return;
     Stream& stream = *ready_.front();
@@ -544,14 +544,14 @@ void LogCollector::work() {
         lock.lock();
       }
       stream.done = true;
-      ended_cv_.notify_all();
+      endedCv_.notify_all();
     } else if (turn == Turn::kYielded) {
       enqueue(stream, /*first=*/false);
     } else {
       stream.where = Stream::Where::kWaiting;
       stream.due = waiting_.emplace(Steady::now() + stream.backoff, &stream);
       stream.backoff = std::min(stream.backoff * 2, options_.retryMax);
-      schedule_cv_.notify_one();
+      scheduleCv_.notify_one();
     }
   }
 }
@@ -598,9 +598,9 @@ void LogCollector::schedule() {
       continue;
     }
     if (wake == Steady::time_point::max()) {
-      schedule_cv_.wait(lock);
+      scheduleCv_.wait(lock);
     } else {
-      schedule_cv_.wait_until(lock, wake);
+      scheduleCv_.wait_until(lock, wake);
     }
   }
 }

@@ -135,9 +135,9 @@ class LogCollector final : public LogTracker {
   kube::KubeClient& client_;
   CollectorOptions options_;
   mutable std::mutex mu_;
-  std::condition_variable ready_cv_;     // a stream is ready, or the workers stop
-  std::condition_variable schedule_cv_;  // the scheduler has something to look at
-  std::condition_variable ended_cv_;     // a stream ended
+  std::condition_variable readyCv_;     // a stream is ready, or the workers stop
+  std::condition_variable scheduleCv_;  // the scheduler has something to look at
+  std::condition_variable endedCv_;     // a stream ended
   std::map<std::string, std::unique_ptr<Stream>> streams_;  // "ns/pod/uid/container"
   std::deque<Stream*> ready_;
   std::multimap<Steady::time_point, Stream*> waiting_;  // retries, by when they are due
