@@ -76,14 +76,14 @@ struct LogCollector::Stream {
   std::filesystem::path file;
   // Guarded by the collector's mu_.
   enum class Where { kReady, kWaiting, kFollowed, kEnded } where = Where::kReady;
-  std::atomic<bool> done{false};    // kEnded: nothing more will be written
-  std::atomic<bool> fenced{false};  // ended by the fence: followed again by the next track()
-  std::string problem;              // why the log is incomplete; "" while it is whole
+  bool fenced = false;  // kEnded by the fence: followed again by the next track()
+  std::string problem;  // why the log is incomplete; "" while it is whole
   bool abandoned = false;
   bool stopRequested = false;                                // abandon, forgetRun, stop
   std::shared_ptr<kube::StreamCanceller> request;            // kFollowed: the request in flight
   Steady::time_point since;                                  // kFollowed: when the turn began
   std::multimap<Steady::time_point, Stream*>::iterator due;  // kWaiting: its place in waiting_
+  bool ended() const { return where == Where::kEnded; }      // nothing more will be written
   // Used by the one worker that follows the stream at a time.
   bool opened = false;
   std::ofstream out;
@@ -148,7 +148,7 @@ void LogCollector::track(const json& pod, const std::string& unitDir) {
   for (const auto& [container, terminated] : startedContainers(pod)) {
     const std::string key = streamKey(pod, container);
     if (auto it = streams_.find(key); it != streams_.end()) {
-      if (!it->second->done || !it->second->fenced) continue;
+      if (!it->second->ended() || !it->second->fenced) continue;
       streams_.erase(it);  // ended, so in no queue and with no worker
     }
     auto stream = std::make_unique<Stream>();
@@ -205,7 +205,7 @@ PodLogs LogCollector::logsOf(const json& pod) const {
     }
     ++streams;
     const Stream& stream = *it->second;
-    all = all && stream.done;
+    all = all && stream.ended();
     abandoned = abandoned && stream.abandoned;
     if (out.incomplete.empty()) out.incomplete = stream.problem;
   }
@@ -221,7 +221,7 @@ void LogCollector::abandon(const json& pod, const std::string& why) {
     auto it = streams_.find(streamKey(pod, container));
     if (it == streams_.end()) continue;
     Stream& stream = *it->second;
-    if (stream.done || stream.abandoned) continue;
+    if (stream.ended() || stream.abandoned) continue;
     stream.abandoned = true;
     stream.problem = why;
     // A worker ends it: its marker is a write, which the fence governs.
@@ -250,8 +250,7 @@ void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
       ++it;
       continue;
     }
-    if (stream.where == Stream::Where::kFollowed ||
-        (stream.where == Stream::Where::kEnded && !stream.done)) {
+    if (stream.where == Stream::Where::kFollowed) {
       // A worker has it (following it, or ending it): it goes once the worker is done with it.
       if (auto request = requestStop(stream)) requests.push_back(std::move(request));
       followed.push_back(&stream);
@@ -271,7 +270,7 @@ void LogCollector::forgetRun(const std::string& ns, const std::string& run) {
   lock.lock();
   endedCv_.wait(lock, [&] {
     return std::all_of(followed.begin(), followed.end(),
-                       [](const Stream* s) { return s->done.load(); });
+                       [](const Stream* s) { return s->ended(); });
   });
   for (const Stream* stream : followed) {
     streams_.erase(std::find_if(streams_.begin(), streams_.end(),
@@ -305,7 +304,7 @@ void LogCollector::stop() {
 std::size_t LogCollector::activeStreams() const {
   std::lock_guard lock(mu_);
   return static_cast<std::size_t>(std::count_if(
-      streams_.begin(), streams_.end(), [](const auto& entry) { return !entry.second->done; }));
+      streams_.begin(), streams_.end(), [](const auto& entry) { return !entry.second->ended(); }));
 }
 
 std::size_t LogCollector::workers() const {
@@ -535,15 +534,16 @@ void LogCollector::work() {
     const Turn turn = serve(stream);
     lock.lock();
     ++idleWorkers_;  // before the stream is queued again, so that no worker starts for it
+    const bool finished = turn == Turn::kEnded || stopping_ || stream.stopRequested;
+    if (finished && turn != Turn::kEnded) {
+      // Its request was cancelled with the stop, so the scheduler leaves it alone meanwhile.
+      lock.unlock();
+      end(stream, false);
+      lock.lock();
+    }
     stream.request.reset();
-    if (turn == Turn::kEnded || stopping_ || stream.stopRequested) {
-      stream.where = Stream::Where::kEnded;  // out of the scheduler's sight while it ends
-      if (turn != Turn::kEnded) {
-        lock.unlock();
-        end(stream, false);
-        lock.lock();
-      }
-      stream.done = true;
+    if (finished) {
+      stream.where = Stream::Where::kEnded;
       endedCv_.notify_all();
     } else if (turn == Turn::kYielded) {
       enqueue(stream, /*first=*/false);
