@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,16 +23,34 @@ struct FakeDevice {
   std::string uuid;
   unsigned long long millijoules = 0;
   unsigned int milliwatts = 0;
+  unsigned int smMhz = 0;
+  unsigned int maxSmMhz = 0;
+  unsigned long long clockReasons = 0;
+  unsigned int celsius = 0;
+  unsigned int enforcedLimitMilliwatts = 0;
+  unsigned int defaultLimitMilliwatts = 0;
+  unsigned long long eccCorrected = 0;
+  unsigned long long eccUncorrected = 0;
+};
+
+/// An event set: the devices registered with it and its queued events.
+struct FakeEventSet {
+  std::vector<int> devices;
+  std::deque<nvmlEventData_t> events;
 };
 
 struct State {
   std::mutex mutex;
-  std::condition_variable powerRead;
+  std::condition_variable called;
   std::vector<FakeDevice> devices;
   /// Results forced by fake_nvml_fail: by function name, then device index (-1: every call).
   std::map<std::pair<std::string, int>, nvmlReturn_t> failures;
   int initialized = 0;
-  unsigned long powerReads = 0;
+  /// Calls by function name, for fake_nvml_wait_calls.
+  std::map<std::string, unsigned long> calls;
+  /// Event sets by their handles, which are their keys.
+  std::map<std::uintptr_t, FakeEventSet> eventSets;
+  std::uintptr_t nextEventSet = 1;
 };
 
 State& state() {
@@ -58,8 +77,9 @@ nvmlReturn_t forced(const char* function, int index = -1) {
   return NVML_SUCCESS;
 }
 
-/// The device of a handle, or null (with `result` set) when the call must fail.
+/// The device of a handle, or null (with `result` set) when the call must fail. Counts the call.
 FakeDevice* device(const char* function, nvmlDevice_t handle, nvmlReturn_t& result) {
+  ++state().calls[function];
   const int index = indexOf(handle);
   if (state().initialized == 0) {
     result = NVML_ERROR_UNINITIALIZED;
@@ -172,12 +192,129 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t handle, unsigned int* power) {
   nvmlReturn_t result = NVML_SUCCESS;
   {
     std::lock_guard lock(state().mutex);
-    ++state().powerReads;
     const FakeDevice* found = device("nvmlDeviceGetPowerUsage", handle, result);
     if (found != nullptr) *power = found->milliwatts;
   }
-  state().powerRead.notify_all();
+  state().called.notify_all();
   return result;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t handle,
+                                                    unsigned long long* reasons) {
+  nvmlReturn_t result = NVML_SUCCESS;
+  {
+    std::lock_guard lock(state().mutex);
+    const FakeDevice* found = device("nvmlDeviceGetCurrentClocksEventReasons", handle, result);
+    if (found != nullptr) *reasons = found->clockReasons;
+  }
+  state().called.notify_all();
+  return result;
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t handle, nvmlClockType_t type,
+                                    unsigned int* clock) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  const FakeDevice* found = device("nvmlDeviceGetClockInfo", handle, result);
+  if (found == nullptr) return result;
+  if (type != NVML_CLOCK_SM) return NVML_ERROR_INVALID_ARGUMENT;
+  *clock = found->smMhz;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t handle, nvmlClockType_t type,
+                                       unsigned int* clock) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  const FakeDevice* found = device("nvmlDeviceGetMaxClockInfo", handle, result);
+  if (found == nullptr) return result;
+  if (type != NVML_CLOCK_SM) return NVML_ERROR_INVALID_ARGUMENT;
+  *clock = found->maxSmMhz;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t handle, nvmlTemperatureSensors_t sensor,
+                                      unsigned int* temp) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  const FakeDevice* found = device("nvmlDeviceGetTemperature", handle, result);
+  if (found == nullptr) return result;
+  if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  *temp = found->celsius;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t handle, unsigned int* limit) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  const FakeDevice* found = device("nvmlDeviceGetEnforcedPowerLimit", handle, result);
+  if (found != nullptr) *limit = found->enforcedLimitMilliwatts;
+  return result;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t handle,
+                                                      unsigned int* defaultLimit) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  const FakeDevice* found = device("nvmlDeviceGetPowerManagementDefaultLimit", handle, result);
+  if (found != nullptr) *defaultLimit = found->defaultLimitMilliwatts;
+  return result;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t handle, nvmlMemoryErrorType_t errorType,
+                                         nvmlEccCounterType_t counterType,
+                                         unsigned long long* eccCounts) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  const FakeDevice* found = device("nvmlDeviceGetTotalEccErrors", handle, result);
+  if (found == nullptr) return result;
+  if (counterType != NVML_VOLATILE_ECC) return NVML_ERROR_INVALID_ARGUMENT;
+  *eccCounts =
+      errorType == NVML_MEMORY_ERROR_TYPE_UNCORRECTED ? found->eccUncorrected : found->eccCorrected;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+  std::lock_guard lock(state().mutex);
+  if (state().initialized == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t result = forced("nvmlEventSetCreate"); result != NVML_SUCCESS) {
+    return result;
+  }
+  const std::uintptr_t key = state().nextEventSet++;
+  state().eventSets[key] = {};
+  *set = reinterpret_cast<nvmlEventSet_t>(key);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t handle, unsigned long long eventTypes,
+                                      nvmlEventSet_t set) {
+  std::lock_guard lock(state().mutex);
+  nvmlReturn_t result = NVML_SUCCESS;
+  if (device("nvmlDeviceRegisterEvents", handle, result) == nullptr) return result;
+  const auto found = state().eventSets.find(reinterpret_cast<std::uintptr_t>(set));
+  if (found == state().eventSets.end()) return NVML_ERROR_INVALID_ARGUMENT;
+  if ((eventTypes & nvmlEventTypeXidCriticalError) == 0) return NVML_ERROR_NOT_SUPPORTED;
+  found->second.devices.push_back(indexOf(handle));
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
+                                 unsigned int /*timeoutms*/) {
+  std::lock_guard lock(state().mutex);
+  const auto found = state().eventSets.find(reinterpret_cast<std::uintptr_t>(set));
+  if (found == state().eventSets.end()) return NVML_ERROR_INVALID_ARGUMENT;
+  // The fake never waits: the tests raise their events before they look.
+  if (found->second.events.empty()) return NVML_ERROR_TIMEOUT;
+  *data = found->second.events.front();
+  found->second.events.pop_front();
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+  std::lock_guard lock(state().mutex);
+  return state().eventSets.erase(reinterpret_cast<std::uintptr_t>(set)) == 1
+             ? NVML_SUCCESS
+             : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 void fake_nvml_reset() {
@@ -185,7 +322,8 @@ void fake_nvml_reset() {
   state().devices.clear();
   state().failures.clear();
   state().initialized = 0;
-  state().powerReads = 0;
+  state().calls.clear();
+  state().eventSets.clear();
 }
 
 int fake_nvml_add_device(const char* name, const char* uuid) {
@@ -214,15 +352,60 @@ int fake_nvml_initialized() {
   return state().initialized;
 }
 
-unsigned long fake_nvml_power_reads() {
+void fake_nvml_set_clocks(int index, unsigned int smMhz, unsigned int maxSmMhz) {
   std::lock_guard lock(state().mutex);
-  return state().powerReads;
+  state().devices.at(index).smMhz = smMhz;
+  state().devices.at(index).maxSmMhz = maxSmMhz;
 }
 
-int fake_nvml_wait_power_reads(unsigned long count, int timeoutMs) {
+void fake_nvml_set_clock_reasons(int index, unsigned long long reasons) {
+  std::lock_guard lock(state().mutex);
+  state().devices.at(index).clockReasons = reasons;
+}
+
+void fake_nvml_set_temperature(int index, unsigned int celsius) {
+  std::lock_guard lock(state().mutex);
+  state().devices.at(index).celsius = celsius;
+}
+
+void fake_nvml_set_power_limits(int index, unsigned int enforcedMilliwatts,
+                                unsigned int defaultMilliwatts) {
+  std::lock_guard lock(state().mutex);
+  state().devices.at(index).enforcedLimitMilliwatts = enforcedMilliwatts;
+  state().devices.at(index).defaultLimitMilliwatts = defaultMilliwatts;
+}
+
+void fake_nvml_set_ecc(int index, unsigned long long corrected, unsigned long long uncorrected) {
+  std::lock_guard lock(state().mutex);
+  state().devices.at(index).eccCorrected = corrected;
+  state().devices.at(index).eccUncorrected = uncorrected;
+}
+
+void fake_nvml_raise_xid(int index, unsigned long long xid) {
+  std::lock_guard lock(state().mutex);
+  for (auto& [key, set] : state().eventSets) {
+    for (const int registered : set.devices) {
+      if (registered == index) {
+        set.events.push_back({handleOf(index), nvmlEventTypeXidCriticalError, xid, 0, 0});
+      }
+    }
+  }
+}
+
+int fake_nvml_event_sets() {
+  std::lock_guard lock(state().mutex);
+  return static_cast<int>(state().eventSets.size());
+}
+
+unsigned long fake_nvml_calls(const char* function) {
+  std::lock_guard lock(state().mutex);
+  return state().calls[function];
+}
+
+int fake_nvml_wait_calls(const char* function, unsigned long count, int timeoutMs) {
   std::unique_lock lock(state().mutex);
-  return state().powerRead.wait_for(lock, std::chrono::milliseconds(timeoutMs),
-                                    [&] { return state().powerReads >= count; })
+  return state().called.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                                 [&] { return state().calls[function] >= count; })
              ? 1
              : 0;
 }

@@ -1,15 +1,12 @@
 #include "hetbench/energy/meter.h"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
-#include "fake_nvml.h"
+#include "fake_nvml_client.h"
 #include "nvml.h"
 
 namespace hetbench::energy {
@@ -21,76 +18,6 @@ using std::chrono::steady_clock;
 constexpr const char* kUuidA = "GPU-0a0a0a0a-1111-2222-3333-444444444444";
 constexpr const char* kUuidB = "GPU-0b0b0b0b-1111-2222-3333-444444444444";
 constexpr const char* kUuidC = "GPU-0c0c0c0c-1111-2222-3333-444444444444";
-
-/// The fake NVML's control functions, from the library the meters load, so that both share its
-/// state. Starts with no device.
-class FakeNvml {
- public:
-  FakeNvml() : handle_(dlopen(HETBENCH_FAKE_NVML, RTLD_NOW | RTLD_LOCAL)) {
-    if (handle_ == nullptr) throw std::runtime_error(dlerror());
-    reset = lookup<decltype(&fake_nvml_reset)>("fake_nvml_reset");
-    addDevice = lookup<decltype(&fake_nvml_add_device)>("fake_nvml_add_device");
-    setEnergy = lookup<decltype(&fake_nvml_set_energy)>("fake_nvml_set_energy");
-    setPower = lookup<decltype(&fake_nvml_set_power)>("fake_nvml_set_power");
-    fail = lookup<decltype(&fake_nvml_fail)>("fake_nvml_fail");
-    initialized = lookup<decltype(&fake_nvml_initialized)>("fake_nvml_initialized");
-    powerReads = lookup<decltype(&fake_nvml_power_reads)>("fake_nvml_power_reads");
-    waitPowerReads = lookup<decltype(&fake_nvml_wait_power_reads)>("fake_nvml_wait_power_reads");
-    reset();
-  }
-  FakeNvml(const FakeNvml&) = delete;
-  FakeNvml& operator=(const FakeNvml&) = delete;
-  ~FakeNvml() { dlclose(handle_); }
-
-  decltype(&fake_nvml_reset) reset;
-  decltype(&fake_nvml_add_device) addDevice;
-  decltype(&fake_nvml_set_energy) setEnergy;
-  decltype(&fake_nvml_set_power) setPower;
-  decltype(&fake_nvml_fail) fail;
-  decltype(&fake_nvml_initialized) initialized;
-  decltype(&fake_nvml_power_reads) powerReads;
-  decltype(&fake_nvml_wait_power_reads) waitPowerReads;
-
- private:
-  template <typename Function>
-  Function lookup(const char* symbol) {
-    void* address = dlsym(handle_, symbol);
-    if (address == nullptr) throw std::runtime_error(dlerror());
-    return reinterpret_cast<Function>(address);
-  }
-
-  void* handle_;
-};
-
-/// A clock that moves only when the test says; counts its readers so that a test can tell when
-/// the sampler thread has looked at it.
-class TestClock {
- public:
-  std::function<steady_clock::time_point()> function() {
-    return [this] {
-      std::lock_guard lock(mutex_);
-      ++calls_;
-      called_.notify_all();
-      return steady_clock::time_point(now_);
-    };
-  }
-
-  void advance(milliseconds by) {
-    std::lock_guard lock(mutex_);
-    now_ += by;
-  }
-
-  bool waitForCalls(int calls) {
-    std::unique_lock lock(mutex_);
-    return called_.wait_for(lock, std::chrono::seconds(10), [&] { return calls_ >= calls; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable called_;
-  milliseconds now_{0};
-  int calls_ = 0;
-};
 
 class MeterTest : public ::testing::Test {
  protected:

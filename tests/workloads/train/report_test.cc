@@ -107,6 +107,43 @@ TEST(Reporter, WritesTheHetbenchEventsTheOperatorReads) {
       << log;
 }
 
+// Verifies that each GPU's epoch is written with what it reported and without what it did not,
+// in the epoch event of the rank it belongs to.
+TEST(Reporter, WritesEachGpuOfTheRank) {
+  Reported reported(1, false);
+  EpochFigures mine = epochFigures(0, false, std::nullopt);
+  energy::DeviceWindow full;
+  full.device = "GPU 0 (NVIDIA H100 80GB HBM3)";
+  full.samples = 20;
+  full.smClockMeanMhz = 1755.5;
+  full.smClockMinMhz = 1410;
+  full.smClockMaxMhz = 1980;
+  full.throttled = energy::ThrottleShares{0.25, 0, 0.5};
+  full.temperatureMaxC = 71;
+  full.powerLimitWatts = 700;
+  full.defaultPowerLimitWatts = 700;
+  full.eccCorrected = 0;
+  full.eccUncorrected = 1;
+  full.xids = std::vector<uint64_t>{48};
+  energy::DeviceWindow bare;
+  bare.device = "GPU 1 (Old)";
+  bare.samples = 3;
+  bare.error = "nvmlDeviceGetClockInfo on GPU 1 (Old): GPU is lost";
+  mine.devices = {full, bare};
+  reported.reporter.epoch(mine, combineRanks({mine}));
+  EXPECT_NE(
+      reported.out.str().find(
+          R"j("gpus":[{"device":"GPU 0 (NVIDIA H100 80GB HBM3)","samples":20,)j"
+          R"j("sm_clock_mhz":{"mean":1755.5,"min":1410},"sm_clock_max_mhz":1980,)j"
+          R"j("throttled":{"power_cap":0.25,"thermal":0.0,"hardware":0.5},"temperature_max_c":71,)j"
+          R"j("power_limit_w":700.0,"default_power_limit_w":700.0,)j"
+          R"j("ecc_errors":{"corrected":0,"uncorrected":1},"xids":[48]},)j"
+          R"j({"device":"GPU 1 (Old)","samples":3,)j"
+          R"j("error":"nvmlDeviceGetClockInfo on GPU 1 (Old): GPU is lost"}])j"),
+      std::string::npos)
+      << reported.out.str();
+}
+
 // Verifies the MLLOG lines: the operator's MLPerf reader finds each epoch with its wall time
 // from epoch_start/epoch_stop and its samples from the tracked throughput, and a run that
 // reached its target has a time to train.

@@ -145,7 +145,8 @@ struct SmallRun {
   SingleProcess single;
   std::unique_ptr<Trainer> trainer;
 
-  explicit SmallRun(bool withClock = true, std::function<double()> energy = {}) {
+  explicit SmallRun(bool withClock = true, std::function<double()> energy = {},
+                    std::function<std::vector<energy::DeviceWindow>()> health = {}) {
     torch::manual_seed(1);
     model = models::makeModel(kCosmoflow, models::ModelOptions().sampleSize({32}));
     TrainerConfig config;
@@ -154,6 +155,7 @@ struct SmallRun {
       config.clock = time.clock();
     }
     config.energyJoules = std::move(energy);
+    config.deviceHealth = std::move(health);
     trainer = std::make_unique<Trainer>(*model, config, single);
   }
 
@@ -237,6 +239,24 @@ TEST(TrainEpoch, ReadsTheEnergyCounter) {
   TrainingData data = TrainingData::fromLoader(loader, 0);
   // Two batches and the final nullopt, 2.5 J each.
   EXPECT_EQ(run.trainer->trainEpoch(0, data, false).energyJoules, 7.5);
+}
+
+// Verifies that an epoch carries its GPUs' window from its own start to its end: the monitor's
+// window is taken at the start (and dropped) and at the end.
+TEST(TrainEpoch, TakesTheGpuWindowOfItsOwnTime) {
+  int windows = 0;
+  SmallRun run(true, {}, [&windows] {
+    energy::DeviceWindow window;
+    window.device = "GPU 0 (Fake)";
+    window.samples = ++windows;
+    return std::vector<energy::DeviceWindow>{window};
+  });
+  MemoryLoader loader(run.batches({1}), &run.time, std::chrono::milliseconds(10));
+  TrainingData data = TrainingData::fromLoader(loader, 0);
+  const EpochFigures figures = run.trainer->trainEpoch(0, data, false);
+  EXPECT_EQ(windows, 2);
+  ASSERT_EQ(figures.devices.size(), 1u);
+  EXPECT_EQ(figures.devices[0].samples, 2);
 }
 
 // Verifies that data smaller than one batch is an error rather than an empty epoch.

@@ -11,6 +11,7 @@ EpochFigures combineRanks(const std::vector<EpochFigures>& ranks) {
     throw std::invalid_argument("no epoch figures to combine");
   }
   EpochFigures all = ranks.front();
+  all.devices.clear();
   for (size_t i = 1; i < ranks.size(); ++i) {
     const EpochFigures& rank = ranks[i];
     if (rank.epoch != all.epoch) {

@@ -3,6 +3,7 @@
 #include <hetbench/distributed/communicator.h>
 #include <hetbench/distributed/world.h>
 #include <hetbench/energy/devices.h>
+#include <hetbench/energy/health.h>
 #include <hetbench/energy/meter.h>
 #include <hetbench/models/descriptor.h>
 
@@ -75,8 +76,10 @@ int main(int argc, char** argv) {
     std::cerr << "hetbench-train: " << e.what() << "\n";
     return 1;
   }
-  // Energy of this rank's GPUs from NVML, when there is one; said once when there is none.
+  // Energy, clocks, throttling and errors of this rank's GPUs from NVML, when there is one; said
+  // once when there is none.
   std::shared_ptr<hetbench::energy::Meter> meter;
+  std::shared_ptr<hetbench::energy::HealthMonitor> health;
   if (options.device != train::DeviceChoice::kCpu) {
     const hetbench::energy::RankDevices devices = hetbench::energy::rankDevicesFromEnvironment();
     if (!devices.unavailable.empty()) {
@@ -90,6 +93,16 @@ int main(int argc, char** argv) {
         deps.energyJoules = [meter] { return meter->joules(); };
       } else {
         std::cerr << "hetbench-train: " << opened.unavailable << "\n";
+      }
+      hetbench::energy::HealthOptions healthOptions;
+      healthOptions.devices = devices.devices;
+      hetbench::energy::OpenHealthResult watched =
+          hetbench::energy::openHealthMonitor(healthOptions);
+      if (watched.monitor) {
+        health = std::move(watched.monitor);
+        deps.deviceHealth = [health] { return health->take(); };
+      } else {
+        std::cerr << "hetbench-train: " << watched.unavailable << "\n";
       }
     }
   }

@@ -128,6 +128,7 @@ bool trainAndReport(const TrainOptions& options, const ProgramDeps& deps, Collec
   config.cudaGraphs = options.cudaGraphs;
   config.hyper = resolveHyperparameters(options, batch.global);
   config.energyJoules = deps.energyJoules;
+  config.deviceHealth = deps.deviceHealth;
   Trainer trainer(*model, config, collective);
   RunData data = openData(options, deps, *model, trainer, batch, collective, device);
 

@@ -16,6 +16,33 @@ std::string dump(const Json& json) {
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+/// One GPU's epoch as the epoch event's "gpus" entry (docs/hetbench-jsonl.schema.json): only
+/// what the GPU reported.
+Json toJson(const energy::DeviceWindow& device) {
+  Json gpu = {{"device", device.device}, {"samples", device.samples}};
+  if (device.smClockMeanMhz) {
+    gpu["sm_clock_mhz"] = {{"mean", *device.smClockMeanMhz}, {"min", *device.smClockMinMhz}};
+  }
+  if (device.smClockMaxMhz) gpu["sm_clock_max_mhz"] = *device.smClockMaxMhz;
+  if (device.throttled) {
+    gpu["throttled"] = {{"power_cap", device.throttled->powerCap},
+                        {"thermal", device.throttled->thermal},
+                        {"hardware", device.throttled->hardware}};
+  }
+  if (device.temperatureMaxC) gpu["temperature_max_c"] = *device.temperatureMaxC;
+  if (device.powerLimitWatts) {
+    gpu["power_limit_w"] = *device.powerLimitWatts;
+    gpu["default_power_limit_w"] = *device.defaultPowerLimitWatts;
+  }
+  if (device.eccCorrected) {
+    gpu["ecc_errors"] = {{"corrected", *device.eccCorrected},
+                         {"uncorrected", *device.eccUncorrected}};
+  }
+  if (device.xids) gpu["xids"] = *device.xids;
+  if (!device.error.empty()) gpu["error"] = device.error;
+  return gpu;
+}
+
 std::string epochMetadata(int64_t epoch) {
   // MLPerf's references count epochs from 1.
   return dump(Json{{"epoch_num", epoch + 1}});
@@ -157,6 +184,11 @@ void Reporter::epoch(const EpochFigures& mine, const EpochFigures& all) {
   };
   if (mine.energyJoules) {
     event["energy_joules"] = *mine.energyJoules;
+  }
+  if (!mine.devices.empty()) {
+    Json gpus = Json::array();
+    for (const energy::DeviceWindow& device : mine.devices) gpus.push_back(toJson(device));
+    event["gpus"] = std::move(gpus);
   }
   event["warmup"] = mine.warmup;
   if (mine.profiled) {

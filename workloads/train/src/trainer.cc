@@ -248,6 +248,7 @@ EpochFigures Trainer::trainEpoch(int64_t epoch, TrainingData& data, bool warmup)
   timer.startEpoch();
   const bool metered = static_cast<bool>(config_.energyJoules);
   const double energyAtStart = metered ? config_.energyJoules() : 0.0;
+  if (config_.deviceHealth) config_.deviceHealth();  // the time before the epoch is not its own
   if (data.loader_ != nullptr) {
     timer.startIo();
     data.loader_->startEpoch(epoch);
@@ -282,6 +283,7 @@ EpochFigures Trainer::trainEpoch(int64_t epoch, TrainingData& data, bool warmup)
   if (metered) {
     figures.energyJoules = config_.energyJoules() - energyAtStart;
   }
+  if (config_.deviceHealth) figures.devices = config_.deviceHealth();
   if (figures.steps == 0) {
     throw std::runtime_error("epoch " + std::to_string(epoch) +
                              " got no batch: the data is smaller than one batch");

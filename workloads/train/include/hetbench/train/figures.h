@@ -1,5 +1,7 @@
 #pragma once
 
+#include <hetbench/energy/health.h>
+
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -20,7 +22,8 @@ struct EvalTotals {
 };
 
 /// One epoch as a rank measured it (docs/metrics.md, "epoch"), plus what the run adds: the
-/// energy its accelerators used when a meter is attached, and the evaluation after the epoch.
+/// energy its accelerators used when a meter is attached, what they did (clocks, throttling,
+/// errors) when a health monitor is, and the evaluation after the epoch.
 struct EpochFigures {
   int64_t epoch = 0;
   int64_t samples = 0;
@@ -32,6 +35,8 @@ struct EpochFigures {
   bool profiled = false;  // run under --profile, whose overhead its times include
   double lossSum = 0;     // the training loss summed over the steps
   std::optional<double> energyJoules;
+  /// This rank's GPUs over the epoch; each rank reports its own (combineRanks leaves it empty).
+  std::vector<energy::DeviceWindow> devices;
   std::optional<EvalTotals> eval;
 
   bool operator==(const EpochFigures&) const = default;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <c10/core/Device.h>
+#include <hetbench/energy/health.h>
 
 #include <functional>
 #include <memory>
@@ -27,6 +28,8 @@ struct ProgramDeps {
   std::function<std::unique_ptr<data::Loader>(const data::LoaderOptions&)> openLoader;
   /// A cumulative energy counter of this rank's accelerators in joules; unset: no energy.
   std::function<double()> energyJoules;
+  /// This rank's GPUs' clocks, throttling and errors since the last call; unset: none.
+  std::function<std::vector<energy::DeviceWindow>()> deviceHealth;
 };
 
 /// The device of --device for the process of local rank `localRank`: cuda:localRank, or the CPU

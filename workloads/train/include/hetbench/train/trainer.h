@@ -95,6 +95,9 @@ struct TrainerConfig {
   /// A cumulative counter of the energy this rank's accelerators used, in joules (an energy
   /// meter); read at each epoch's start and end. Unset: epochs carry no energy.
   std::function<double()> energyJoules;
+  /// The window of each of this rank's GPUs since the last call (a health monitor); called at
+  /// each training epoch's start and end. Unset: epochs carry no GPU figures.
+  std::function<std::vector<energy::DeviceWindow>()> deviceHealth;
 };
 
 /// Trains a model: moves it to the device (channels-last if asked), has every rank start from
