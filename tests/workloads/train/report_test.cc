@@ -115,10 +115,10 @@ TEST(Reporter, WritesEachGpuOfTheRank) {
   energy::DeviceWindow full;
   full.device = "GPU 0 (NVIDIA H100 80GB HBM3)";
   full.samples = 20;
-  full.smClockMeanMhz = 1755.5;
+  full.smClockMeanMhz = 1755.4999;
   full.smClockMinMhz = 1410;
   full.smClockMaxMhz = 1980;
-  full.throttled = energy::ThrottleShares{0.25, 0, 0.5};
+  full.throttled = energy::ThrottleShares{0.250001, 0, 0.5};
   full.temperatureMaxC = 71;
   full.powerLimitWatts = 700;
   full.defaultPowerLimitWatts = 700;

@@ -19,15 +19,18 @@ std::string dump(const Json& json) {
 /// One GPU's epoch as the epoch event's "gpus" entry (docs/hetbench-jsonl.schema.json): only
 /// what the GPU reported.
 Json toJson(const energy::DeviceWindow& device) {
+  // Rounded to what the readings resolve: a clock to 0.1 MHz, a share to 0.01%.
+  const auto rounded = [](double value, double step) { return std::round(value / step) * step; };
   Json gpu = {{"device", device.device}, {"samples", device.samples}};
   if (device.smClockMeanMhz) {
-    gpu["sm_clock_mhz"] = {{"mean", *device.smClockMeanMhz}, {"min", *device.smClockMinMhz}};
+    gpu["sm_clock_mhz"] = {{"mean", rounded(*device.smClockMeanMhz, 0.1)},
+                           {"min", *device.smClockMinMhz}};
   }
   if (device.smClockMaxMhz) gpu["sm_clock_max_mhz"] = *device.smClockMaxMhz;
   if (device.throttled) {
-    gpu["throttled"] = {{"power_cap", device.throttled->powerCap},
-                        {"thermal", device.throttled->thermal},
-                        {"hardware", device.throttled->hardware}};
+    gpu["throttled"] = {{"power_cap", rounded(device.throttled->powerCap, 1e-4)},
+                        {"thermal", rounded(device.throttled->thermal, 1e-4)},
+                        {"hardware", rounded(device.throttled->hardware, 1e-4)}};
   }
   if (device.temperatureMaxC) gpu["temperature_max_c"] = *device.temperatureMaxC;
   if (device.powerLimitWatts) {
