@@ -42,5 +42,32 @@ TEST(JudgeTrials, OnlyEndedTrialsFromSucceededUnits) {
   EXPECT_EQ(judged[1].metrics.metrics.at("effective_throughput").n, 1);
 }
 
+// Verifies that a repetition whose GPUs make it untrustworthy makes its trial Invalid, naming the
+// repetition and why, however its metrics compare; and that a missing metric stays the verdict.
+TEST(JudgeTrials, AnUntrustworthyRepetitionMakesItsTrialInvalid) {
+  const results::References references =
+      results::parseReferences(json({{"effective_throughput", {{"value", 100}, {"lower", 0.1}}}}),
+                               {{"effective_throughput", "samples/s"}})
+          .value();
+  UnitRecord throttled = unit(0, UnitPhase::kSucceeded, 60);
+  throttled.repetition = 1;
+  throttled.metrics->invalid = "rank 0, GPU 0 (X): thermal slowdown for 40.0% of the measured time";
+  UnitRecord missing = unit(1, UnitPhase::kSucceeded, 100);
+  missing.metrics->values.clear();
+  missing.metrics->invalid = "rank 0, GPU 0 (X): Xid 79 during the measured epochs";
+  const std::vector<UnitRecord> units = {unit(0, UnitPhase::kSucceeded, 100), throttled, missing};
+  const std::vector<JudgedTrial> judged =
+      judgeTrials(units, [&](std::int64_t) { return references; }, {});
+  ASSERT_EQ(judged.size(), 2u);
+  EXPECT_EQ(judged[0].verdict.verdict, results::Verdict::kInvalid);
+  EXPECT_EQ(judged[0].verdict.invalid,
+            "repetition 1: rank 0, GPU 0 (X): thermal slowdown for 40.0% of the measured time");
+  EXPECT_EQ(judged[1].verdict.verdict, results::Verdict::kMetricMissing);
+  EXPECT_EQ(judged[1].verdict.invalid,
+            "repetition 0: rank 0, GPU 0 (X): Xid 79 during the measured epochs");
+  EXPECT_EQ(results::runVerdict({results::Verdict::kRegressed, results::Verdict::kInvalid}),
+            results::Verdict::kInvalid);
+}
+
 }  // namespace
 }  // namespace hetbench::benchmark

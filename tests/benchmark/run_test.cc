@@ -86,7 +86,8 @@ TEST(RunStatus, UnitRecordRoundTrips) {
   u.retained = true;
   u.logDir = "ns/r/3-1";
   u.expectedPods = 2;
-  u.metrics = results::UnitSummary{{{"throughput", 1.5}}, 3, 1};
+  u.metrics = results::UnitSummary{
+      {{"throughput", 1.5}}, 3, 1, "rank 0, GPU 0 (X): Xid 79 during the measured epochs"};
   u.verdict = "Pass";
   EXPECT_EQ(unitFromJson(toJson(u)), u);
   EXPECT_EQ(toJson(u)["phase"], "TimedOut");

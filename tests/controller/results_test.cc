@@ -13,8 +13,9 @@ namespace {
 using nlohmann::json;
 
 /// A script printing hetbench JSON lines: a run_start and `epochs` epochs of `samples` samples
-/// in `wall` seconds, 1 s of it I/O.
-std::string trainingScript(int epochs, int samples, double wall) {
+/// in `wall` seconds, 1 s of it I/O, each epoch with the members `epochExtra` (",\"gpus\":[...]").
+std::string trainingScript(int epochs, int samples, double wall,
+                           const std::string& epochExtra = "") {
   std::string script =
       "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":\"resnet50\","
       "\"model\":\"resnet50\",\"world_size\":1,\"rank\":0,\"global_batch_size\":32,"
@@ -23,7 +24,8 @@ std::string trainingScript(int epochs, int samples, double wall) {
     script += "echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":" + std::to_string(e) +
               ",\"rank\":0,\"samples\":" + std::to_string(samples) +
               ",\"wall_seconds\":" + std::to_string(wall) +
-              ",\"io_seconds\":1,\"compute_seconds\":" + std::to_string(wall - 1) + "}';";
+              ",\"io_seconds\":1,\"compute_seconds\":" + std::to_string(wall - 1) + epochExtra +
+              "}';";
   }
   return script + "echo ':::HETBENCH {\"v\":1,\"event\":\"run_end\",\"rank\":0,\"status\":\"ok\"}'";
 }
@@ -79,6 +81,24 @@ TEST_F(OperatorTest, ThroughputBelowTheBandIsRegressed) {
   EXPECT_NE(regressed["message"].get<std::string>().find("80"), std::string::npos)
       << regressed.dump();
   EXPECT_TRUE(waitForEvent("slow", "Regressed"));
+}
+
+// Verifies that a trial whose GPU was held down by heat while it was measured is Invalid, not
+// Regressed, however slow it was: no Regressed condition, the reason in its result, and a
+// Warning Event.
+TEST_F(OperatorTest, ThrottledTrialIsInvalidNotRegressed) {
+  startOperator();
+  const std::string hot =
+      ",\"gpus\":[{\"device\":\"GPU 0 (NVIDIA H100 80GB HBM3)\",\"samples\":100,"
+      "\"throttled\":{\"power_cap\":0.0,\"thermal\":0.4,\"hardware\":0.0}}]";
+  createRun("hot", referenced(scriptSpec(trainingScript(2, 800, 10, hot)), 100));
+  const json run = waitForPhase("hot", "Succeeded");
+  EXPECT_EQ(run["status"]["verdict"], "Invalid") << run.dump(2);
+  EXPECT_EQ(run["status"]["results"][0]["invalid"],
+            "repetition 0: rank 0, GPU 0 (NVIDIA H100 80GB HBM3): thermal slowdown for 40.0% of "
+            "the measured time (at most 5.0%)");
+  EXPECT_EQ(condition(run, "Regressed")["status"], "False");
+  EXPECT_TRUE(waitForEvent("hot", "TrialInvalid"));
 }
 
 // Verifies a required metric that the log lacks fails the unit (MetricMissing) and keeps its

@@ -153,6 +153,19 @@ TEST(HetbenchParser, BadLines) {
        "field \"energy_joules\" must be a number, not string"},
       {"warmup as a string", epoch(0, 0, R"(,"warmup":"yes")"),
        "field \"warmup\" must be a boolean, not string"},
+      {"gpus as an object", epoch(0, 0, R"(,"gpus":{"device":"GPU 0"})"),
+       "field \"gpus\" must be an array, not object"},
+      {"a gpu that is not an object", epoch(0, 0, R"(,"gpus":[{"device":"GPU 0"},7])"),
+       "field \"gpus[1]\" must be an object, not integer"},
+      {"a gpu without its device", epoch(0, 0, R"(,"gpus":[{"samples":3}])"),
+       "missing required field \"gpus[0].device\""},
+      {"a share above 1", epoch(0, 0, R"(,"gpus":[{"device":"G","throttled":{"thermal":1.5}}])"),
+       "field \"gpus[0].throttled.thermal\" is a share: at most 1, not 1.5"},
+      {"a negative share",
+       epoch(0, 0, R"(,"gpus":[{"device":"G","throttled":{"power_cap":-0.1}}])"),
+       "field \"gpus[0].throttled.power_cap\" must be at least 0, not -0.1"},
+      {"an Xid that is not an integer", epoch(0, 0, R"(,"gpus":[{"device":"G","xids":[79,"x"]}])"),
+       "field \"gpus[0].xids[1]\" must be an integer, not string"},
       {"rank beyond int64", m + R"({"v":1,"event":"epoch","epoch":0,"rank":18446744073709551615})",
        "field \"rank\" is out of range: 18446744073709551615"},
       {"run_start without an accelerator count",
@@ -187,6 +200,27 @@ TEST(HetbenchParser, BadLines) {
     EXPECT_EQ(log.errors[0].message.rfind(c.wantMessage, 0), 0u)
         << c.name << ": " << log.errors[0].message;
   }
+}
+
+// Verifies that each GPU of an epoch is read with what the judge needs, and that the other
+// figures hetbench-train reports (clocks, temperature) are ignored.
+TEST(HetbenchParser, ReadsTheGpusOfAnEpoch) {
+  const ParsedLog log = parse({
+      {"w0", runStart(0, 1)},
+      {"w0",
+       epoch(0, 0,
+             R"j(,"gpus":[{"device":"GPU 0 (NVIDIA H200)","samples":24,)j"
+             R"j("sm_clock_mhz":{"mean":1958.6,"min":1920},"sm_clock_max_mhz":1980,)j"
+             R"j("throttled":{"power_cap":0.915,"thermal":0.0,"hardware":0.01},)j"
+             R"j("temperature_max_c":54,"power_limit_w":700.0,"default_power_limit_w":700.0,)j"
+             R"j("ecc_errors":{"corrected":3,"uncorrected":1},"xids":[48,79]},)j"
+             R"j({"device":"GPU 1 (Old)","samples":2,"error":"GPU is lost"}])j")},
+  });
+  ASSERT_TRUE(log.errors.empty()) << logStatus(log).toString();
+  ASSERT_EQ(log.epochs.size(), 1u);
+  const GpuEpoch full{"GPU 0 (NVIDIA H200)", 0.915, 0.0, 0.01, 700.0, 700.0, 1, {48, 79}};
+  const GpuEpoch bare{"GPU 1 (Old)", {}, {}, {}, {}, {}, {}, {}};
+  EXPECT_EQ(log.epochs[0].gpus, (std::vector<GpuEpoch>{full, bare}));
 }
 
 // Verifies what only the log as a whole can tell: repeated events, disagreeing world sizes,

@@ -30,7 +30,14 @@ inline void PrintTo(const EpochSample& s, std::ostream* os) {
   *os << "{rank " << s.rank << ", epoch " << s.epoch << ", samples " << s.samples << ", wall "
       << s.wallSeconds << ", io " << s.ioSeconds.value_or(-1) << ", compute "
       << s.computeSeconds.value_or(-1) << ", energy " << s.energyJoules.value_or(-1)
-      << (s.warmup ? ", warmup}" : "}");
+      << (s.warmup ? ", warmup" : "") << ", " << s.gpus.size() << " GPUs}";
+}
+
+inline void PrintTo(const GpuEpoch& g, std::ostream* os) {
+  *os << "{" << g.device << ", power cap " << g.powerCapShare.value_or(-1) << ", thermal "
+      << g.thermalShare.value_or(-1) << ", hardware " << g.hardwareShare.value_or(-1) << ", limit "
+      << g.powerLimitWatts.value_or(-1) << "/" << g.defaultPowerLimitWatts.value_or(-1)
+      << ", uncorrected ECC " << g.eccUncorrected.value_or(-1) << ", " << g.xids.size() << " Xids}";
 }
 
 inline void PrintTo(const MetricCheck& check, std::ostream* os) {

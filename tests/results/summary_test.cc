@@ -37,6 +37,12 @@ TEST(Summary, RoundsAndRoundTrips) {
             R"("speed":17692.0,"tiny":0.00012346,"wall_seconds":123.46,"zero":0.0}})");
   EXPECT_EQ(unitSummaryFromJson(toJson(summary)), summary);
 
+  repetition.invalid = "rank 0, GPU 0 (X): Xid 79 during the measured epochs";
+  const UnitSummary invalid = summarize(repetition);
+  EXPECT_EQ(invalid.invalid, repetition.invalid);
+  EXPECT_EQ(toJson(invalid)["invalid"], repetition.invalid);
+  EXPECT_EQ(unitSummaryFromJson(toJson(invalid)), invalid);
+
   EXPECT_EQ(toJson(UnitSummary{}).dump(), R"({"values":{}})");
   EXPECT_EQ(toJson(summarize(RepetitionMetrics{{{"speed", 179.7}}, 0, 0})).dump(),
             R"({"values":{"speed":179.7}})");

@@ -27,6 +27,16 @@ std::vector<JudgedTrial> judgeTrials(
     result.trial = trial;
     result.metrics = results::aggregateTrial(values);
     result.verdict = results::judgeTrial(result.metrics, referencesOf(trial), required);
+    for (const UnitRecord* unit : records) {
+      if (unit->phase != UnitPhase::kSucceeded || !unit->metrics || unit->metrics->invalid.empty())
+        continue;
+      // A missing metric stays the verdict: the trial is broken whatever its GPUs did.
+      if (result.verdict.verdict != results::Verdict::kMetricMissing)
+        result.verdict.verdict = results::Verdict::kInvalid;
+      result.verdict.invalid =
+          "repetition " + std::to_string(unit->repetition) + ": " + unit->metrics->invalid;
+      break;
+    }
     out.push_back(std::move(result));
   }
   return out;

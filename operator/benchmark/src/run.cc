@@ -23,7 +23,7 @@ constexpr std::pair<UnitPhase, const char*> kPhaseNames[] = {
 };
 
 constexpr results::Verdict kVerdicts[] = {results::Verdict::kNoReference, results::Verdict::kPass,
-                                          results::Verdict::kRegressed,
+                                          results::Verdict::kRegressed, results::Verdict::kInvalid,
                                           results::Verdict::kMetricMissing};
 
 std::optional<std::int64_t> optionalInt(const json& object, std::string_view name) {
@@ -94,6 +94,7 @@ json toJson(const TrialResult& r) {
               {"repetitions", r.repetitions},
               {"metrics", std::move(metrics)},
               {"parameters", r.parameters}};
+  if (!r.invalid.empty()) out["invalid"] = r.invalid;
   if (!r.checks.empty()) {
     json checks = json::array();
     for (const results::MetricCheck& c : r.checks) {
@@ -125,6 +126,7 @@ TrialResult trialResultFrom(const json& in) {
   r.verdict =
       verdictFromString(stringMember(in, "verdict")).value_or(results::Verdict::kNoReference);
   r.repetitions = intMember(in, "repetitions");
+  r.invalid = stringMember(in, "invalid");
   if (const json& metrics = member(in, "metrics"); metrics.is_object()) {
     for (const auto& [name, m] : metrics.items()) {
       if (!member(m, "mean").is_number()) continue;

@@ -30,6 +30,7 @@ TrialResult resultOf(const benchmark::JudgedTrial& judged, const results::Metric
   entry.verdict = judged.verdict.verdict;
   entry.repetitions = judged.metrics.repetitions;
   entry.checks = judged.verdict.checks;
+  entry.invalid = judged.verdict.invalid;
   for (const auto& [name, stats] : judged.metrics.metrics) {
     auto unit = units.find(name);
     entry.metrics[name] = {stats, unit == units.end() ? "" : unit->second};
@@ -78,6 +79,8 @@ void Pass::addResults(RunStatus& status) const {
        benchmark::judgeTrials(status.trials, referencesOf, accepted_.required)) {
     TrialResult entry = resultOf(judged, metricUnits);
     for (const results::MetricCheck& check : entry.checks) {
+      // An invalid trial's checks say nothing about the software.
+      if (entry.verdict == results::Verdict::kInvalid) break;
       if (check.verdict == results::Verdict::kRegressed && regressed.empty())
         regressed = "trial " + std::to_string(judged.trial) + ": " + check.message;
     }
@@ -111,10 +114,13 @@ void Pass::noteRegressions(const RunStatus& before, RunStatus& after) {
   for (const TrialResult& r : after.results) {
     verdictOf[r.trial] = results::toString(r.verdict);
     auto was = earlier.find(r.trial);
-    if (r.verdict != results::Verdict::kRegressed ||
-        (was != earlier.end() && was->second == results::Verdict::kRegressed)) {
+    if (was != earlier.end() && was->second == r.verdict) continue;
+    if (r.verdict == results::Verdict::kInvalid) {
+      event(EventType::kWarning, reason::kTrialInvalid,
+            "trial " + std::to_string(r.trial) + " cannot be judged: " + r.invalid);
       continue;
     }
+    if (r.verdict != results::Verdict::kRegressed) continue;
     std::string message = "trial " + std::to_string(r.trial);
     for (const results::MetricCheck& check : r.checks)
       if (check.verdict == results::Verdict::kRegressed) message += ": " + check.message;

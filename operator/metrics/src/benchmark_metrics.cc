@@ -17,7 +17,8 @@ using benchmark::UnitPhase;
 using benchmark::UnitRecord;
 using nlohmann::json;
 
-constexpr const char* kResults[] = {"Pass", "Regressed", "NoReference", "MetricMissing", "Failed"};
+constexpr const char* kResults[] = {"Pass",    "Regressed",     "NoReference",
+                                    "Invalid", "MetricMissing", "Failed"};
 
 /// The mean over the trial's measured units of a total per measured epoch.
 std::optional<double> perEpoch(const std::vector<const UnitRecord*>& units, std::string_view name) {

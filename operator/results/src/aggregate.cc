@@ -122,12 +122,14 @@ common::Status deriveMetrics(const ParsedLog& log, const AggregationOptions& opt
   EpochTotal kept;
   kept.ioSeconds = kept.computeSeconds = kept.energyJoules = 0.0;
   std::int64_t index = 0;
+  std::set<std::int64_t> measured;
   for (const auto& [epoch, total] : totals) {
     if (index++ < leading || total.warmup) {
       ++out.epochsExcluded;
       continue;
     }
     ++out.epochsMeasured;
+    measured.insert(epoch);
     kept.samples += total.samples;
     kept.wallSeconds += total.wallSeconds;
     kept.ioSeconds = sumOf(kept.ioSeconds, total.ioSeconds);
@@ -138,6 +140,7 @@ common::Status deriveMetrics(const ParsedLog& log, const AggregationOptions& opt
     return common::invalidError("all " + std::to_string(count) +
                                 " epochs are warm-up epochs; none is left to measure");
   }
+  out.invalid = untrustworthyGpus(log.epochs, measured, options.throttle).value_or("");
   MetricValues& v = out.values;
   v[std::string(kWallSeconds)] = kept.wallSeconds;
   if (kept.wallSeconds > 0) v[std::string(kEffectiveThroughput)] = kept.samples / kept.wallSeconds;

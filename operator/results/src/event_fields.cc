@@ -162,6 +162,15 @@ std::optional<double> EventFields::optionalNumber(std::string_view name, double 
   return v == nullptr ? std::nullopt : checkedNumber(name, *v, min, false);
 }
 
+std::optional<double> EventFields::optionalShare(std::string_view name) {
+  const std::optional<double> share = optionalNumber(name, 0);
+  if (share && *share > 1) {
+    fail(field(name) + " is a share: at most 1, not " + numberText(*find(name, false)));
+    return std::nullopt;
+  }
+  return share;
+}
+
 std::optional<std::string_view> EventFields::optionalString(std::string_view name) {
   const FlatValue* v = find(name, false);
   return v == nullptr ? std::nullopt : checkedString(name, *v);
@@ -185,6 +194,47 @@ EventFields EventFields::child(std::string_view name, bool required) {
   }
   return EventFields(v == nullptr ? FlatObject() : object_.child(*v),
                      prefix_ + std::string(name) + ".", error_);
+}
+
+std::vector<std::int64_t> EventFields::integers(std::string_view name, std::int64_t min) {
+  std::vector<std::int64_t> out;
+  const FlatValue* v = find(name, false);
+  if (v == nullptr) return out;
+  if (v->type != FlatType::kArray) {
+    failType(name, *v, "an array");
+    return out;
+  }
+  std::size_t index = 0;
+  for (const FlatMember& element : object_.child(*v).members()) {
+    const std::string label = std::string(name) + "[" + std::to_string(index++) + "]";
+    const std::optional<std::int64_t> value = checkedInteger(label, element.value, min);
+    if (!value) return {};
+    out.push_back(*value);
+  }
+  return out;
+}
+
+void EventFields::forEachObject(std::string_view name,
+                                const std::function<void(EventFields&)>& read) {
+  const FlatValue* v = find(name, false);
+  if (v == nullptr) return;
+  if (v->type != FlatType::kArray) {
+    failType(name, *v, "an array");
+    return;
+  }
+  const FlatObject elements = object_.child(*v);
+  std::size_t index = 0;
+  for (const FlatMember& element : elements.members()) {
+    const std::string prefix = prefix_ + std::string(name) + "[" + std::to_string(index++) + "]";
+    if (element.value.type != FlatType::kObject) {
+      fail("field " + common::quote(prefix) + " must be an object, not " +
+           std::string(typeName(element.value)));
+      return;
+    }
+    EventFields fields(object_.child(element.value), prefix + ".", error_);
+    read(fields);
+    if (!ok()) return;
+  }
 }
 
 }  // namespace hetbench::results::internal

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "flat_json.h"
 
@@ -31,12 +33,20 @@ class EventFields {
 
   std::optional<std::int64_t> optionalInteger(std::string_view name, std::int64_t min);
   std::optional<double> optionalNumber(std::string_view name, double min);
+  /// A number from 0 to 1.
+  std::optional<double> optionalShare(std::string_view name);
   std::optional<std::string_view> optionalString(std::string_view name);
   std::optional<bool> optionalBoolean(std::string_view name);
 
   /// The fields of an object member, whose errors are this reader's errors and name the
   /// member ("accelerator.count"); an absent optional member reads as an empty object.
   EventFields child(std::string_view name, bool required);
+  /// Calls `read` with the fields of each element of an optional array member, each an object
+  /// whose errors name it ("gpus[1].device"), until the first error; absent, it has none.
+  void forEachObject(std::string_view name, const std::function<void(EventFields&)>& read);
+  /// The elements of an optional array member of integers, each at least `min` ("xids[0]" names
+  /// one in an error); absent, none.
+  std::vector<std::int64_t> integers(std::string_view name, std::int64_t min);
 
  private:
   EventFields(FlatObject object, std::string prefix, std::string* error);

@@ -383,6 +383,17 @@ std::uint32_t FlatJson::assignObject(const nlohmann::json& object) {
   return first;
 }
 
+std::uint32_t FlatJson::assignArray(const nlohmann::json& array) {
+  const auto first = static_cast<std::uint32_t>(members_.size());
+  members_.resize(members_.size() + array.size());
+  std::uint32_t i = first;
+  for (const nlohmann::json& element : array) {
+    const FlatValue value = assignValue(element);
+    members_[i++] = {{}, value};
+  }
+  return first;
+}
+
 FlatValue FlatJson::assignValue(const nlohmann::json& value) {
   FlatValue v;
   if (value.is_boolean()) {
@@ -402,6 +413,8 @@ FlatValue FlatJson::assignValue(const nlohmann::json& value) {
     v.string = value.get_ref<const std::string&>();
   } else if (value.is_array()) {
     v.type = FlatType::kArray;
+    v.count = static_cast<std::uint32_t>(value.size());
+    v.first = assignArray(value);
   } else if (value.is_object()) {
     v.type = FlatType::kObject;
     v.count = static_cast<std::uint32_t>(value.size());

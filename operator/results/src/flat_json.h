@@ -27,7 +27,8 @@ enum class FlatType : std::uint8_t {
 };
 
 /// One value. `string` views the line, FlatJson's buffer of unescaped strings, or the DOM the
-/// value was taken from; an array's elements are not kept.
+/// value was taken from. An array's elements are kept as members without keys, and only when
+/// nlohmann::json read the line (the scanner leaves arrays to it).
 struct FlatValue {
   FlatType type = FlatType::kNull;
   bool boolean = false;
@@ -35,7 +36,8 @@ struct FlatValue {
   std::uint64_t unsignedInteger = 0;
   double number = 0;
   std::string_view string;
-  // kObject: its members are members[first, first + count) of the FlatJson that read it.
+  // kObject, kArray: its members (an array's without keys) are members[first, first + count) of
+  // the FlatJson that read it.
   std::uint32_t first = 0;
   std::uint32_t count = 0;
 };
@@ -53,7 +55,7 @@ class FlatObject {
 
   /// The value of `key`, or nullptr. Of duplicate keys the last counts, as in nlohmann::json.
   const FlatValue* find(std::string_view key) const;
-  /// The members of `object`, a kObject value of this object.
+  /// The members of `object`, a kObject value of this object, or the elements of a kArray one.
   FlatObject child(const FlatValue& object) const;
   std::span<const FlatMember> members() const { return {all_ + first_, count_}; }
 
@@ -93,6 +95,7 @@ class FlatJson {
 
  private:
   std::uint32_t assignObject(const nlohmann::json& object);
+  std::uint32_t assignArray(const nlohmann::json& array);
   FlatValue assignValue(const nlohmann::json& value);
 
   std::vector<FlatMember> members_;  // nested objects' members, then the root's

@@ -143,6 +143,19 @@ class HetbenchParser final : public LogParser {
     sample.computeSeconds = fields.number("compute_seconds", 0);
     sample.energyJoules = fields.optionalNumber("energy_joules", 0);
     sample.warmup = fields.optionalBoolean("warmup").value_or(false);
+    fields.forEachObject("gpus", [&sample](EventFields& gpu) {
+      GpuEpoch read;
+      read.device = std::string(gpu.string("device"));
+      EventFields throttled = gpu.child("throttled", false);
+      read.powerCapShare = throttled.optionalShare("power_cap");
+      read.thermalShare = throttled.optionalShare("thermal");
+      read.hardwareShare = throttled.optionalShare("hardware");
+      read.powerLimitWatts = gpu.optionalNumber("power_limit_w", 0);
+      read.defaultPowerLimitWatts = gpu.optionalNumber("default_power_limit_w", 0);
+      read.eccUncorrected = gpu.child("ecc_errors", false).optionalInteger("uncorrected", 0);
+      read.xids = gpu.integers("xids", 0);
+      sample.gpus.push_back(std::move(read));
+    });
     if (!fields.ok()) return fields.error();
     if (!reported_.insert(sample.rank, sample.epoch)) {
       return "rank " + std::to_string(sample.rank) + " logged epoch " +

@@ -217,6 +217,8 @@ std::string toString(Verdict verdict) {
       return "Pass";
     case Verdict::kRegressed:
       return "Regressed";
+    case Verdict::kInvalid:
+      return "Invalid";
     case Verdict::kMetricMissing:
       return "MetricMissing";
   }

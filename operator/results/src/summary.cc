@@ -28,6 +28,7 @@ std::int64_t countOf(const json& object, const char* key) {
 UnitSummary summarize(const RepetitionMetrics& repetition, const std::vector<std::string>& judged) {
   UnitSummary out;
   out.epochs = repetition.epochsMeasured;
+  out.invalid = repetition.invalid;
   auto isJudged = [&](const std::string& name) {
     return std::find(judged.begin(), judged.end(), name) != judged.end();
   };
@@ -62,6 +63,7 @@ json toJson(const UnitSummary& summary) {
   for (const auto& [name, value] : summary.values) out["values"][name] = value;
   if (summary.epochs > 0) out["epochs"] = summary.epochs;
   if (summary.omitted > 0) out["omitted"] = summary.omitted;
+  if (!summary.invalid.empty()) out["invalid"] = summary.invalid;
   return out;
 }
 
@@ -76,6 +78,8 @@ UnitSummary unitSummaryFromJson(const json& in) {
   }
   out.epochs = countOf(in, "epochs");
   out.omitted = countOf(in, "omitted");
+  const auto invalid = in.find("invalid");
+  if (invalid != in.end() && invalid->is_string()) out.invalid = invalid->get<std::string>();
   return out;
 }
 

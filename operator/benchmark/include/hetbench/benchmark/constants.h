@@ -92,6 +92,7 @@ inline constexpr std::string_view kRunSucceeded = "RunSucceeded";
 inline constexpr std::string_view kRunFailed = "RunFailed";
 inline constexpr std::string_view kRunCancelled = "RunCancelled";
 inline constexpr std::string_view kRegressed = "Regressed";
+inline constexpr std::string_view kTrialInvalid = "TrialInvalid";
 inline constexpr std::string_view kLogIncomplete = "LogIncomplete";
 // Runs: conditions.
 inline constexpr std::string_view kBelowReference = "BelowReference";

@@ -20,8 +20,10 @@ struct JudgedTrial {
 
 /// Judges every trial whose units have all ended and whose succeeded units have been measured,
 /// in trial order, against the references that `referencesOf` gives for the trial, from the
-/// values the units' summaries keep (exact for the `required` metrics). A trial none of whose
-/// repetitions succeeded is left out.
+/// values the units' summaries keep (exact for the `required` metrics). A trial with a
+/// repetition whose summary says it is invalid is Invalid (MetricMissing stays MetricMissing),
+/// with the first such repetition's reason. A trial none of whose repetitions succeeded is left
+/// out.
 std::vector<JudgedTrial> judgeTrials(
     const std::vector<UnitRecord>& units,
     const std::function<results::References(std::int64_t trial)>& referencesOf,

@@ -127,6 +127,8 @@ struct TrialResult {
   std::int64_t repetitions = 0;
   std::map<std::string, TrialMetric> metrics;
   std::vector<results::MetricCheck> checks;
+  /// Why the trial is Invalid; "" otherwise.
+  std::string invalid = {};
   /// Only for runs with fromHistory references: the baselines by metric.
   std::optional<std::map<std::string, Baseline>> baselines;
 

@@ -9,6 +9,7 @@
 #include "hetbench/common/status.h"
 #include "hetbench/results/metrics.h"
 #include "hetbench/results/parser.h"
+#include "hetbench/results/throttling.h"
 
 namespace hetbench::results {
 
@@ -16,6 +17,8 @@ struct AggregationOptions {
   /// Epochs left out at the start (by epoch index) besides those flagged warmup; unset means 1
   /// when the log has more than one epoch, else 0.
   std::optional<std::int64_t> warmupEpochs;
+  /// When the GPUs' own reports (epoch events' "gpus") make the measured epochs untrustworthy.
+  ThrottleLimits throttle = {};
 };
 
 /// The metrics of one repetition (one unit's log).
@@ -23,6 +26,8 @@ struct RepetitionMetrics {
   MetricValues values;
   std::int64_t epochsMeasured = 0;
   std::int64_t epochsExcluded = 0;  // warm-up epochs left out
+  /// Why the measured epochs cannot be judged (untrustworthyGpus); empty when they can.
+  std::string invalid = {};
 
   bool operator==(const RepetitionMetrics&) const = default;
 };
@@ -34,7 +39,8 @@ struct RepetitionMetrics {
 /// zero. Invalid when the log has errors, an epoch was not reported by exactly the ranks
 /// 0..worldSize-1 (the message names the epoch), every epoch is a warm-up epoch, a scalar
 /// has the name of a metric derived from the epochs, or a metric is beyond the range of a
-/// double.
+/// double. A repetition whose GPUs say its measured epochs were throttled or failing
+/// (untrustworthyGpus) keeps its metrics and says why in `invalid`.
 common::Result<RepetitionMetrics> aggregateRepetition(const ParsedLog& log,
                                                       const AggregationOptions& options = {});
 

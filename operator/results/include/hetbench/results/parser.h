@@ -26,6 +26,22 @@ inline constexpr std::size_t kMaxJsonDepth = 32;
 inline constexpr std::size_t kMaxLineErrors = 100;
 
 /// What one rank measured in one epoch.
+/// What a GPU did in one epoch, from an epoch event's "gpus" (hetbench-train, NVML): what the
+/// judge needs to tell a slow trial from a throttled or failing GPU.
+struct GpuEpoch {
+  std::string device;
+  /// Shares of the epoch in which the clocks were held down, 0..1.
+  std::optional<double> powerCapShare;
+  std::optional<double> thermalShare;
+  std::optional<double> hardwareShare;
+  std::optional<double> powerLimitWatts;
+  std::optional<double> defaultPowerLimitWatts;
+  std::optional<std::int64_t> eccUncorrected;
+  std::vector<std::int64_t> xids;
+
+  bool operator==(const GpuEpoch&) const = default;
+};
+
 struct EpochSample {
   std::int64_t rank = 0;
   std::int64_t epoch = 0;
@@ -35,6 +51,7 @@ struct EpochSample {
   std::optional<double> computeSeconds;
   std::optional<double> energyJoules;
   bool warmup = false;
+  std::vector<GpuEpoch> gpus = {};
 
   bool operator==(const EpochSample&) const = default;
 };

@@ -66,10 +66,13 @@ using References = std::map<std::string, Reference>;
 common::Result<References> parseReferences(const nlohmann::json& references,
                                            const MetricUnits& units);
 
-/// Ordered from least to most severe: a run's verdict is its trials' most severe one.
-enum class Verdict { kNoReference, kPass, kRegressed, kMetricMissing };
+/// Ordered from least to most severe: a run's verdict is its trials' most severe one. Invalid: a
+/// repetition's GPUs say its measurement cannot be trusted (throttled, or failing), so the trial
+/// is neither a pass nor a regression, and never a baseline.
+enum class Verdict { kNoReference, kPass, kRegressed, kInvalid, kMetricMissing };
 
-/// "NoReference", "Pass", "Regressed", "MetricMissing": the spellings of status.verdict.
+/// "NoReference", "Pass", "Regressed", "Invalid", "MetricMissing": the spellings of
+/// status.verdict.
 std::string toString(Verdict verdict);
 
 /// The outcome for one metric, with a message that has the numbers.
@@ -84,6 +87,8 @@ struct MetricCheck {
 struct TrialVerdict {
   Verdict verdict = Verdict::kNoReference;
   std::vector<MetricCheck> checks;  // by metric name
+  /// Why the trial is Invalid ("repetition 1: rank 0, GPU 0 (...): thermal slowdown for ...").
+  std::string invalid = {};
 
   bool operator==(const TrialVerdict&) const = default;
 };

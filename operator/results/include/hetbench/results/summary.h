@@ -25,6 +25,9 @@ struct UnitSummary {
   MetricValues values;
   std::int64_t epochs = 0;  // epochs measured
   std::int64_t omitted = 0;
+  /// Why the unit's measured epochs cannot be judged (RepetitionMetrics::invalid); "" when they
+  /// can.
+  std::string invalid = {};
 
   bool operator==(const UnitSummary&) const = default;
 };
@@ -32,7 +35,8 @@ struct UnitSummary {
 UnitSummary summarize(const RepetitionMetrics& repetition,
                       const std::vector<std::string>& judged = {});
 
-/// {"values": {...}, "epochs": n, "omitted": k}; `epochs` and `omitted` only when above 0.
+/// {"values": {...}, "epochs": n, "omitted": k, "invalid": "..."}; `epochs` and `omitted` only
+/// when above 0, `invalid` only when set.
 nlohmann::json toJson(const UnitSummary& summary);
 
 /// Reads what toJson wrote, so that a trial's statistics can be rebuilt from the run's status
