@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0";
   std::string configPath, kubeconfigPath, token, workDir;
   bool tls = false;
-  std::chrono::nanoseconds bookmarkInterval = 60s, restartBackoff = 10s, jobBackoff = 10s;
+  std::chrono::nanoseconds bookmarkInterval = 60s, restartBackoff = 10s, jobBackoff = 10s,
+                           eventTtl = 1h;
   std::int64_t history = 10000;
   std::vector<std::string> imageEntrypoints;
   common::LogOptions logOptions;
@@ -61,6 +62,9 @@ int main(int argc, char** argv) {
   flags.addDuration("restart-backoff", &restartBackoff,
                     "First CrashLoopBackOff delay (doubles up to 5m).");
   flags.addDuration("job-backoff", &jobBackoff, "First delay before a Job replaces a failed pod.");
+  flags.addDuration("event-ttl", &eventTtl,
+                    "How long an Event is kept after it was last recorded (kube-apiserver's "
+                    "--event-ttl).");
   flags.addInt("watch-history", &history, "Watch events kept for resuming watches.", 1, 10000000);
   common::addLoggingFlags(flags, &logOptions);
   common::Result<std::vector<std::string>> args = flags.parse(argc, argv);
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!args->empty()) return fail("unexpected argument \"" + args->front() + "\"");
+  if (eventTtl < 1s) return fail("--event-ttl must be at least 1s");
   common::setupLogging(logOptions);
 
   const std::size_t colon = listen.rfind(':');
@@ -111,6 +116,7 @@ int main(int argc, char** argv) {
   options.watchHistory = static_cast<std::size_t>(history);
   options.restartBackoff = std::chrono::duration_cast<std::chrono::milliseconds>(restartBackoff);
   options.jobBackoff = std::chrono::duration_cast<std::chrono::milliseconds>(jobBackoff);
+  options.eventTtl = std::chrono::duration_cast<std::chrono::seconds>(eventTtl);
 
   // Signals are taken by sigwait below; every thread started from here on inherits the mask.
   sigset_t signals;

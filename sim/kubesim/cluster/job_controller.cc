@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 
 #include "hetbench/common/time.h"
 
@@ -145,8 +146,8 @@ std::set<long long> parseIndexes(const std::string& text) {
   return out;
 }
 
-JobController::JobController(Api& api, std::chrono::milliseconds podBackoff)
-    : Controller(api, "job"), podBackoff_(podBackoff) {
+JobController::JobController(Api& api, EventRecorder& events, std::chrono::milliseconds podBackoff)
+    : Controller(api, "job"), events_(events), podBackoff_(podBackoff) {
   watch("batch/jobs");
   watch("/pods", [](const WatchEvent& e) {
     std::vector<ObjectKey> keys;
@@ -157,6 +158,12 @@ JobController::JobController(Api& api, std::chrono::milliseconds podBackoff)
     }
     return keys;
   });
+}
+
+void JobController::record(const json& job, std::string_view type, std::string_view reason,
+                           const std::string& message) {
+  events_.record({EventSource::Recorder::kCoreV1, std::string(events::kJobController), ""},
+                 objectReference(job), type, reason, message);
 }
 
 // As the Job controller's orphan pod handling: pods whose controlling Job is gone keep no
@@ -275,9 +282,15 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
     for (const json& p : list) {
       DeleteOptions options;
       options.propagationPolicy = "Background";
-      (void)api_.remove(podType, key.ns, p["metadata"].value("name", ""), options);
+      const std::string name = p["metadata"].value("name", "");
+      if (api_.remove(podType, key.ns, name, options).isOk()) {
+        record(job, events::kNormal, events::kSuccessfulDelete, "Deleted pod: " + name);
+      }
     }
   };
+  // Events about the Job's own state, recorded once its status says so (a write that loses a
+  // conflict is redone, and must not record them twice).
+  std::vector<std::array<std::string, 3>> transitions;
 
   std::optional<std::chrono::milliseconds> again;
   const std::int64_t completions = spec.value("completions", std::int64_t{-1});
@@ -286,12 +299,18 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
     // Pods removed by a suspension are not failures: they leave tracking uncounted.
     releasePods(active);
     deletePods(active);
+    if (!conditionTrue(status, "Suspended")) {
+      transitions.push_back(
+          {std::string(events::kNormal), std::string(events::kSuspended), "Job suspended"});
+    }
     setCondition(status, "Suspended", "True", "JobSuspended", "Job suspended", now);
     status.erase("startTime");
     active.clear();
   } else {
     if (conditionTrue(status, "Suspended")) {
       setCondition(status, "Suspended", "False", "JobResumed", "Job resumed", now);
+      transitions.push_back(
+          {std::string(events::kNormal), std::string(events::kResumed), "Job resumed"});
     }
     if (!status.contains("startTime")) status["startTime"] = now;
     std::optional<std::pair<std::string, std::string>> failure;
@@ -328,6 +347,7 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
       }
       if (active.empty() && terminating.empty()) {
         setCondition(status, "Failed", "True", failure->first, failure->second, now);
+        transitions.push_back({std::string(events::kWarning), failure->first, failure->second});
       } else {
         again = 50ms;
       }
@@ -340,6 +360,8 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
         setCondition(status, "Complete", "True", "CompletionsReached",
                      "Reached expected number of succeeded pods", now);
         status["completionTime"] = now;
+        transitions.push_back(
+            {std::string(events::kNormal), std::string(events::kCompleted), "Job completed"});
       } else {
         again = 50ms;
       }
@@ -410,7 +432,14 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
           }
         }
         ApiResult<WriteResult> created = api_.create(podType, key.ns, pod, WriteOptions{});
-        if (created.isOk()) active.push_back(created->object);
+        if (created.isOk()) {
+          active.push_back(created->object);
+          record(job, events::kNormal, events::kSuccessfulCreate,
+                 "Created pod: " + created->object["metadata"].value("name", ""));
+        } else {
+          record(job, events::kWarning, events::kFailedCreate,
+                 "Error creating: " + created.error().message);
+        }
       }
     }
   }
@@ -430,6 +459,7 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
       return 20ms;  // read again
     }
   }
+  for (const auto& [type, reason, message] : transitions) record(job, type, reason, message);
   releasePods(counted);
   return again;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cluster/controller.h"
+#include "cluster/events.h"
 
 namespace hetbench::kubesim {
 
@@ -17,16 +18,20 @@ std::set<long long> parseIndexes(const std::string& text);
 /// Indexed with JOB_COMPLETION_INDEX), backoffLimit with exponential pod re-creation delay,
 /// podFailurePolicy (FailJob, Ignore, Count), activeDeadlineSeconds, suspend, and
 /// ttlSecondsAfterFinished; FailureTarget / SuccessCriteriaMet first, then Failed / Complete
-/// once no pod is left running.
+/// once no pod is left running. It records the Job's Events as kube-controller-manager does
+/// (pods created and deleted, suspended and resumed, completed or failed).
 class JobController final : public Controller {
  public:
-  JobController(Api& api, std::chrono::milliseconds podBackoff);
+  JobController(Api& api, EventRecorder& events, std::chrono::milliseconds podBackoff);
   ~JobController() override { stop(); }
 
  private:
   std::optional<std::chrono::milliseconds> reconcile(const ObjectKey& key) override;
   void releaseOrphans(const ObjectKey& key);
+  void record(const nlohmann::json& job, std::string_view type, std::string_view reason,
+              const std::string& message);
 
+  EventRecorder& events_;
   std::chrono::milliseconds podBackoff_;
 };
 

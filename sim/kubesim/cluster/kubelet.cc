@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cluster/container_env.h"
+#include "hetbench/common/go_text.h"
 #include "hetbench/common/time.h"
 
 namespace hetbench::kubesim {
@@ -31,8 +32,8 @@ std::string secondsText(std::chrono::milliseconds d) {
 
 }  // namespace
 
-Kubelet::Kubelet(Api& api, KubeletOptions options)
-    : Controller(api, "kubelet"), options_(std::move(options)) {
+Kubelet::Kubelet(Api& api, EventRecorder& events, KubeletOptions options)
+    : Controller(api, "kubelet"), events_(events), options_(std::move(options)) {
   watch("/pods");
 }
 
@@ -46,6 +47,29 @@ Kubelet::~Kubelet() {
 std::string Kubelet::allocateIp() {
   const std::uint64_t n = nextIp_++;
   return "10.244." + std::to_string(n / 250 % 256) + "." + std::to_string(n % 250 + 2);
+}
+
+void Kubelet::record(const json& pod, const Container* c, std::string_view type,
+                     std::string_view reason, const std::string& message) {
+  std::string fieldPath;
+  if (c != nullptr) {
+    fieldPath = std::string(c->init ? "spec.initContainers{" : "spec.containers{") + c->name + "}";
+  }
+  events_.record({EventSource::Recorder::kCoreV1, std::string(events::kKubelet),
+                  pod["spec"].value("nodeName", "")},
+                 objectReference(pod, fieldPath), type, reason, message);
+}
+
+void Kubelet::killRunning(PodRun& run, const json& pod, std::chrono::milliseconds grace) {
+  for (std::vector<Container>* list : {&run.init, &run.main}) {
+    for (Container& c : *list) {
+      if (!c.process) continue;
+      if (!c.process->exitCode()) {
+        record(pod, &c, events::kNormal, events::kKilling, "Stopping container " + c.name);
+      }
+      c.process->terminate(grace);
+    }
+  }
 }
 
 void Kubelet::killAll(PodRun& run, std::chrono::milliseconds grace) {
@@ -105,14 +129,14 @@ std::optional<std::chrono::milliseconds> Kubelet::reconcile(const ObjectKey& key
       run.terminating = true;
       const std::int64_t grace =
           (*pod)["metadata"].value("deletionGracePeriodSeconds", std::int64_t{0});
-      killAll(run, std::chrono::seconds(grace));
+      killRunning(run, *pod, std::chrono::seconds(grace));
     }
     for (std::vector<Container>* list : {&run.init, &run.main}) {
       for (Container& c : *list) {
         if (!c.process) continue;
         std::optional<int> code = c.process->exitCode();
         if (!code) return 50ms;
-        observeExit(c, *code, "Never");
+        observeExit(*pod, c, *code, "Never");
       }
     }
     run.finished = true;
@@ -137,18 +161,21 @@ std::optional<std::chrono::milliseconds> Kubelet::step(PodRun& run, const json& 
         api_.clock().now() >=
             started.value() +
                 std::chrono::seconds(spec["activeDeadlineSeconds"].get<std::int64_t>())) {
-      killAll(run, std::chrono::seconds(spec.value("terminationGracePeriodSeconds", 30)));
+      run.reason = "DeadlineExceeded";
+      run.message = "Pod was active on the node longer than the specified deadline";
+      record(pod, nullptr, events::kNormal, events::kDeadlineExceeded, run.message);
+      killRunning(run, pod, std::chrono::seconds(spec.value("terminationGracePeriodSeconds", 30)));
       for (std::vector<Container>* list : {&run.init, &run.main}) {
         for (Container& c : *list) {
           if (c.process) {
-            if (std::optional<int> code = c.process->wait(5s)) observeExit(c, *code, "Never");
+            if (std::optional<int> code = c.process->wait(5s)) {
+              observeExit(pod, c, *code, "Never");
+            }
           }
           c.done = true;
         }
       }
       run.finished = true;
-      run.reason = "DeadlineExceeded";
-      run.message = "Pod was active on the node longer than the specified deadline";
       return std::nullopt;
     }
   }
@@ -168,7 +195,7 @@ std::optional<std::chrono::milliseconds> Kubelet::step(PodRun& run, const json& 
     if (c.process) {
       std::optional<int> code = c.process->exitCode();
       if (!code) return 100ms;
-      observeExit(c, *code, initPolicy);
+      observeExit(pod, c, *code, initPolicy);
       if (c.done) continue;
     }
     if (c.restartAt && now < *c.restartAt) {
@@ -188,7 +215,7 @@ std::optional<std::chrono::milliseconds> Kubelet::step(PodRun& run, const json& 
         soonest(100ms);
         continue;
       }
-      observeExit(c, *code, policy);
+      observeExit(pod, c, *code, policy);
       if (c.done) continue;
     }
     if (c.restartAt && now < *c.restartAt) {
@@ -213,22 +240,7 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
   const json* container = findContainer(spec, c.name, c.init);
   if (container == nullptr) return false;
   const std::string image = container->value("image", "");
-  if (std::find(options_.missingImages.begin(), options_.missingImages.end(), image) !=
-      options_.missingImages.end()) {
-    // Pulls are retried with the kubelet's back-off, not on every status change.
-    const auto now = SteadyClock::now();
-    if (c.pullRetryAt && now < *c.pullRetryAt) return false;
-    ++c.pullAttempts;
-    std::chrono::milliseconds delay = options_.restartBackoff;
-    for (int i = 1; i < c.pullAttempts && delay < options_.maxRestartBackoff; ++i) delay *= 2;
-    c.pullRetryAt = now + std::min(delay, options_.maxRestartBackoff);
-    c.state = {{"waiting",
-                {{"reason", c.pullAttempts == 1 ? "ErrImagePull" : "ImagePullBackOff"},
-                 {"message", c.pullAttempts == 1
-                                 ? "failed to pull and unpack image \"" + image + "\": not found"
-                                 : "Back-off pulling image \"" + image + "\""}}}};
-    return false;
-  }
+  if (!ensureImage(c, pod, *container)) return false;
   // The sandbox's IP is known before any container starts, even if not yet in the stored status.
   json withIp = pod;
   withIp["status"]["podIP"] = run.podIP;
@@ -237,6 +249,7 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
   if (!env.isOk()) {
     c.state = {{"waiting",
                 {{"reason", "CreateContainerConfigError"}, {"message", env.status().message()}}}};
+    record(pod, &c, events::kWarning, events::kFailed, "Error: " + env.status().message());
     return false;
   }
   std::vector<std::string> argv;
@@ -261,11 +274,14 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
   if (!log.isOk()) {
     c.state = {
         {"waiting", {{"reason", "CreateContainerError"}, {"message", log.status().message()}}}};
+    record(pod, &c, events::kWarning, events::kFailed, "Error: " + log.status().message());
     return false;
   }
   c.log = *log;
   const std::string now = common::formatRfc3339(api_.clock().now());
   c.containerID = "kubesim://" + common::shortId(random_) + common::shortId(random_);
+  // The runtime has created the container; starting it (running the process) may still fail.
+  record(pod, &c, events::kNormal, events::kCreated, "Created container: " + c.name);
   if (argv.empty()) {
     c.log->close();
     c.state = {{"terminated",
@@ -275,7 +291,9 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
                  {"startedAt", now},
                  {"finishedAt", now},
                  {"containerID", c.containerID}}}};
-    observeExit(c, 128, c.init ? "OnFailure" : spec.value("restartPolicy", "Always"));
+    record(pod, &c, events::kWarning, events::kFailed,
+           "Error: failed to create containerd task: no command specified");
+    observeExit(pod, c, 128, c.init ? "OnFailure" : spec.value("restartPolicy", "Always"));
     return false;
   }
   ProcessSpec process;
@@ -300,15 +318,63 @@ bool Kubelet::startContainer(PodRun& run, Container& c, const json& pod, const j
                  {"startedAt", now},
                  {"finishedAt", now},
                  {"containerID", c.containerID}}}};
-    observeExit(c, 128, c.init ? "OnFailure" : spec.value("restartPolicy", "Always"));
+    record(pod, &c, events::kWarning, events::kFailed, "Error: " + started.status().message());
+    observeExit(pod, c, 128, c.init ? "OnFailure" : spec.value("restartPolicy", "Always"));
     return false;
   }
   c.process = std::move(*started);
   c.state = {{"running", {{"startedAt", now}}}};
+  record(pod, &c, events::kNormal, events::kStarted, "Started container " + c.name);
   return true;
 }
 
-void Kubelet::observeExit(Container& c, int code, const std::string& restartPolicy) {
+bool Kubelet::ensureImage(Container& c, const json& pod, const json& container) {
+  const std::string image = container.value("image", "");
+  const std::string quoted = common::goQuote(image);
+  if (std::find(options_.missingImages.begin(), options_.missingImages.end(), image) !=
+      options_.missingImages.end()) {
+    // Pulls are retried with the kubelet's back-off, not on every status change.
+    const auto now = SteadyClock::now();
+    if (c.pullRetryAt && now < *c.pullRetryAt) return false;
+    ++c.pullAttempts;
+    std::chrono::milliseconds delay = options_.restartBackoff;
+    for (int i = 1; i < c.pullAttempts && delay < options_.maxRestartBackoff; ++i) delay *= 2;
+    c.pullRetryAt = now + std::min(delay, options_.maxRestartBackoff);
+    const std::string pullError = "failed to pull and unpack image " + quoted + ": not found";
+    if (c.pullAttempts == 1) {
+      c.state = {{"waiting", {{"reason", "ErrImagePull"}, {"message", pullError}}}};
+      record(pod, &c, events::kNormal, events::kPulling, "Pulling image " + quoted);
+      record(pod, &c, events::kWarning, events::kFailed,
+             "Failed to pull image " + quoted + ": " + pullError);
+      record(pod, &c, events::kWarning, events::kFailed, "Error: ErrImagePull");
+    } else {
+      c.state = {
+          {"waiting",
+           {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image " + quoted}}}};
+      record(pod, &c, events::kNormal, events::kBackOff, "Back-off pulling image " + quoted);
+      record(pod, &c, events::kWarning, events::kFailed, "Error: ImagePullBackOff");
+    }
+    return false;
+  }
+  // Images are never fetched: a pull succeeds at once and leaves the image on the node, where
+  // IfNotPresent then finds it; Never always finds it.
+  const std::string policy = container.value("imagePullPolicy", "IfNotPresent");
+  std::set<std::string>& pulled = pulledImages_[pod["spec"].value("nodeName", "")];
+  if (policy == "Always" || (policy == "IfNotPresent" && !pulled.count(image))) {
+    record(pod, &c, events::kNormal, events::kPulling, "Pulling image " + quoted);
+    record(pod, &c, events::kNormal, events::kPulled,
+           "Successfully pulled image " + quoted +
+               " in 0s (0s including waiting). Image size: 0 bytes.");
+    pulled.insert(image);
+  } else {
+    record(pod, &c, events::kNormal, events::kPulled,
+           "Container image " + quoted + " already present on machine");
+  }
+  return true;
+}
+
+void Kubelet::observeExit(const json& pod, Container& c, int code,
+                          const std::string& restartPolicy) {
   const std::string now = common::formatRfc3339(api_.clock().now());
   if (c.process) {
     const std::string startedAt = c.state.value("running", json::object()).value("startedAt", now);
@@ -339,6 +405,11 @@ void Kubelet::observeExit(Container& c, int code, const std::string& restartPoli
                 {{"reason", "CrashLoopBackOff"},
                  {"message",
                   "back-off " + secondsText(delay) + " restarting failed container=" + c.name}}}};
+    // format.Pod's "name_namespace(uid)".
+    const json& meta = pod["metadata"];
+    record(pod, &c, events::kWarning, events::kBackOff,
+           "Back-off restarting failed container " + c.name + " in pod " + meta.value("name", "") +
+               "_" + meta.value("namespace", "") + "(" + meta.value("uid", "") + ")");
   }
 }
 

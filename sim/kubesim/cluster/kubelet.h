@@ -10,6 +10,7 @@
 
 #include "cluster/container_log.h"
 #include "cluster/controller.h"
+#include "cluster/events.h"
 #include "cluster/process.h"
 #include "hetbench/common/ids.h"
 #include "server/pod_logs.h"
@@ -29,10 +30,11 @@ struct KubeletOptions {
 /// The kubelet of every simulated node: runs the containers of pods bound to a node as local
 /// processes and reports their state as a real kubelet does (phase, conditions,
 /// containerStatuses, restarts and back-off, image pull failures, graceful termination,
-/// activeDeadlineSeconds), and serves their logs.
+/// activeDeadlineSeconds), records the Events a kubelet records about them (pulling, creating,
+/// starting, killing, back-off, failures), and serves their logs.
 class Kubelet final : public Controller, public PodLogSource {
  public:
-  Kubelet(Api& api, KubeletOptions options);
+  Kubelet(Api& api, EventRecorder& events, KubeletOptions options);
   ~Kubelet() override;
 
   std::optional<ApiError> streamLog(const std::string& ns, const std::string& pod,
@@ -72,15 +74,25 @@ class Kubelet final : public Controller, public PodLogSource {
   std::optional<std::chrono::milliseconds> step(PodRun& run, const nlohmann::json& pod);
   bool startContainer(PodRun& run, Container& c, const nlohmann::json& pod,
                       const nlohmann::json& spec);
-  void observeExit(Container& c, int code, const std::string& restartPolicy);
+  /// Whether the container's image is there to run, recording the image manager's Events.
+  bool ensureImage(Container& c, const nlohmann::json& pod, const nlohmann::json& container);
+  void observeExit(const nlohmann::json& pod, Container& c, int code,
+                   const std::string& restartPolicy);
+  /// An Event from the pod's node about the pod, or about one of its containers.
+  void record(const nlohmann::json& pod, const Container* c, std::string_view type,
+              std::string_view reason, const std::string& message);
+  /// Stops the containers of a pod, with a Killing Event for each that still runs.
+  void killRunning(PodRun& run, const nlohmann::json& pod, std::chrono::milliseconds grace);
   nlohmann::json statusOf(const PodRun& run, const nlohmann::json& pod) const;
   void writeStatus(const ObjectKey& key, const std::string& uid, const nlohmann::json& status);
   void finishDeletion(const ObjectKey& key, const std::string& uid);
   void killAll(PodRun& run, std::chrono::milliseconds grace);
   std::string allocateIp();
 
+  EventRecorder& events_;
   KubeletOptions options_;
   std::mutex mu_;
+  std::map<std::string, std::set<std::string>> pulledImages_;   // node -> images pulled there
   std::map<std::pair<std::string, std::string>, PodRun> runs_;  // (namespace, name)
   std::uint64_t nextIp_ = 0;
   common::SystemRandom random_;

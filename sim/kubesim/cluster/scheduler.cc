@@ -185,7 +185,8 @@ std::vector<ObjectKey> pendingPods(const Store& store) {
 
 }  // namespace
 
-Scheduler::Scheduler(Api& api) : Controller(api, "scheduler") {
+Scheduler::Scheduler(Api& api, EventRecorder& events)
+    : Controller(api, "scheduler"), events_(events) {
   watch("/pods", [this](const WatchEvent& e) {
     // Resources freed by a finished or deleted pod may let any pending pod in.
     const std::string phase = e.object.value("status", json::object()).value("phase", "");
@@ -193,7 +194,11 @@ Scheduler::Scheduler(Api& api) : Controller(api, "scheduler") {
       return pendingPods(api_.store());
     }
     std::vector<ObjectKey> keys;
-    if (e.object.value("spec", json::object()).value("nodeName", "").empty()) {
+    // A change of status alone (the scheduler's own condition among them) cannot make a pod
+    // fit, so it is no new attempt, as kube-scheduler's queue ignores it.
+    const bool statusOnly = e.type == EventType::kModified && e.prevObject.is_object() &&
+                            e.prevObject.value("spec", json()) == e.object.value("spec", json());
+    if (!statusOnly && e.object.value("spec", json::object()).value("nodeName", "").empty()) {
       keys.push_back({"/pods", e.namespace_, e.object["metadata"].value("name", "")});
     }
     return keys;
@@ -234,6 +239,15 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
   }
   const std::string now = common::formatRfc3339(api_.clock().now());
   const std::string uid = (*pod)["metadata"].value("uid", "");
+  const EventSource source{EventSource::Recorder::kEventsV1, std::string(events::kScheduler),
+                           std::string(events::kScheduler) + "-kubesim"};
+  if (!chosen.empty()) {
+    // Recorded before the binding is written, as the kubelet acts on the binding at once and its
+    // Events must not come first; this scheduler is the only one that binds.
+    events_.record(source, objectReference(*pod), events::kNormal, events::kScheduled,
+                   "Successfully assigned " + key.ns + "/" + key.name + " to " + chosen,
+                   events::kActionBinding);
+  }
   // The scheduler writes the binding and the condition straight to storage, as the binding
   // subresource does; a pod replaced in between (another uid) is left alone.
   auto setCondition = [&](json& p, json condition) {
@@ -250,6 +264,7 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
     }
     conditions.push_back(std::move(condition));
   };
+  bool unschedulable = false;  // the attempt's verdict was written (the pod is still there)
   (void)api_.store().mutate(
       "/pods", key.ns, key.name,
       [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
@@ -257,6 +272,7 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
             !(*current)["spec"].value("nodeName", "").empty()) {
           return current;
         }
+        unschedulable = chosen.empty();
         json next = *current;
         if (!chosen.empty()) {
           next["spec"]["nodeName"] = chosen;
@@ -274,6 +290,10 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
         }
         return std::optional<json>(std::move(next));
       });
+  if (unschedulable) {
+    events_.record(source, objectReference(*pod), events::kWarning, events::kFailedScheduling,
+                   unschedulableMessage(nodes.size(), misfits), events::kActionScheduling);
+  }
   if (chosen.empty()) return 5s;
   return std::nullopt;
 }

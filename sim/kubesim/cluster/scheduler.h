@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cluster/controller.h"
+#include "cluster/events.h"
 
 namespace hetbench::kubesim {
 
@@ -24,14 +25,17 @@ std::string unschedulableMessage(std::size_t nodes,
                                  const std::vector<std::vector<std::string>>& misfits);
 
 /// Binds pending pods to nodes that fit; pods that fit nowhere get PodScheduled=False with
-/// reason Unschedulable and are retried when pods or nodes change.
+/// reason Unschedulable and are retried when pods or nodes change. Each attempt is an Event on
+/// the pod, Scheduled or FailedScheduling, as kube-scheduler records them.
 class Scheduler final : public Controller {
  public:
-  explicit Scheduler(Api& api);
+  Scheduler(Api& api, EventRecorder& events);
   ~Scheduler() override { stop(); }
 
  private:
   std::optional<std::chrono::milliseconds> reconcile(const ObjectKey& key) override;
+
+  EventRecorder& events_;
 };
 
 }  // namespace hetbench::kubesim
