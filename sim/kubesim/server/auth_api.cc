@@ -214,36 +214,42 @@ ApiResult<UserInfo> ApiServer::authenticate(const http::Request& request) const 
 
 namespace {
 
-/// The body of a POST to a create-only resource (405 for any other method), its CreateOptions
-/// checked.
-ApiResult<json> createOnlyBody(const http::Request& request) {
+/// The body of a POST to a create-only resource of `type` (405 for any other method), its
+/// CreateOptions checked.
+ApiResult<json> createOnlyBody(const http::Request& request, const ResourceType& type) {
   if (request.method != "POST") return errors::methodNotAllowed();
   WriteOptions options;
   if (std::optional<ApiError> bad = parseWriteOptions(request, "CreateOptions", &options)) {
     return *bad;
   }
-  return parseBody(request);
+  return parseBody(request, type);
 }
 
 }  // namespace
 
 void ApiServer::handleTokenRequest(const http::Request& request, const ResourcePath& path,
                                    http::ResponseWriter& out) {
-  ApiResult<json> body = createOnlyBody(request);
-  if (!body.isOk()) return sendError(out, body.error());
+  const BodyFormat format = responseFormat(request, true);
+  // The subresource takes and answers a TokenRequest, not a ServiceAccount.
+  ResourceType tokenRequest = path.type;
+  tokenRequest.group = "authentication.k8s.io";
+  tokenRequest.kind = "TokenRequest";
+  ApiResult<json> body = createOnlyBody(request, tokenRequest);
+  if (!body.isOk()) return sendError(out, body.error(), format);
   ApiResult<json> issued = tokens_.createToken(path.ns, path.name, std::move(*body));
-  if (!issued.isOk()) return sendError(out, issued.error());
-  sendJson(out, 201, *issued);
+  if (!issued.isOk()) return sendError(out, issued.error(), format);
+  sendObject(out, format, 201, *issued);
 }
 
 void ApiServer::handleReview(const http::Request& request, const ResourcePath& path,
                              const UserInfo& requester, http::ResponseWriter& out) {
+  const BodyFormat format = responseFormat(request, true);
   // Review resources serve POST on their collection and nothing else.
-  if (!path.name.empty()) return sendError(out, errors::pathNotFound());
-  ApiResult<json> body = createOnlyBody(request);
-  if (!body.isOk()) return sendError(out, body.error());
+  if (!path.name.empty()) return sendError(out, errors::pathNotFound(), format);
+  ApiResult<json> body = createOnlyBody(request, path.type);
+  if (!body.isOk()) return sendError(out, body.error(), format);
   ApiResult<std::vector<std::string>> typeMeta = checkTypeMeta(path.type, *body);
-  if (!typeMeta.isOk()) return sendError(out, typeMeta.error());
+  if (!typeMeta.isOk()) return sendError(out, typeMeta.error(), format);
   ApiResult<json> answer = json::object();
   if (path.type.resource == "tokenreviews") {
     answer = tokenReview(*body);
@@ -253,10 +259,10 @@ void ApiServer::handleReview(const http::Request& request, const ResourcePath& p
   } else {
     answer = accessReview(path, *body, requester);
   }
-  if (!answer.isOk()) return sendError(out, answer.error());
+  if (!answer.isOk()) return sendError(out, answer.error(), format);
   (*answer)["kind"] = path.type.kind;
   (*answer)["apiVersion"] = path.type.apiVersion();
-  sendJson(out, 201, *answer);
+  sendObject(out, format, 201, *answer);
 }
 
 ApiResult<json> ApiServer::tokenReview(const json& body) const {

@@ -1,8 +1,11 @@
 #include "server/http_api.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "hetbench/common/time.h"
+#include "protobuf/codec.h"
 #include "server/object_meta.h"
 #include "server/strategy.h"
 
@@ -10,6 +13,41 @@ namespace hetbench::kubesim {
 namespace {
 
 using nlohmann::json;
+
+// The media type of a Content-Type or Accept entry, without parameters or spaces.
+std::string mediaType(const std::string& header) {
+  std::string type = header.substr(0, header.find(';'));
+  type.erase(0, type.find_first_not_of(" \t"));
+  type.erase(type.find_last_not_of(" \t") + 1);
+  return type;
+}
+
+// The parameters of a media type ("as=Table", "q=0.9"), spaces removed.
+std::vector<std::string> mediaTypeParams(const std::string& header) {
+  std::vector<std::string> params;
+  std::size_t semicolon = header.find(';');
+  while (semicolon != std::string::npos) {
+    const std::size_t next = header.find(';', semicolon + 1);
+    std::string param = header.substr(semicolon + 1, next - semicolon - 1);
+    param.erase(std::remove(param.begin(), param.end(), ' '), param.end());
+    params.push_back(std::move(param));
+    semicolon = next;
+  }
+  return params;
+}
+
+// A protobuf body as JSON; the errors are the API server's decoding errors (400), or 415 for a
+// kind kubesim has no schema for.
+ApiResult<json> decodeProtobufBody(const std::string& body, const std::string& kind) {
+  common::Result<json> decoded = protobuf::decodeObject(body);
+  if (decoded.isOk()) return std::move(decoded).value();
+  if (decoded.status().isNotFound()) {
+    return errors::unsupportedMediaType(decoded.status().message() +
+                                        ": send it as application/json");
+  }
+  return errors::badRequest("the object provided is unrecognized (must be of type " + kind +
+                            "): " + decoded.status().message());
+}
 
 std::vector<std::string> splitPath(const std::string& path) {
   std::vector<std::string> out;
@@ -51,7 +89,14 @@ common::StatusCause unsupportedDryRun(const std::string& value) {
 ApiResult<DeleteOptions> parseDeleteOptions(const http::Request& request) {
   DeleteOptions options;
   if (!request.body.empty()) {
-    json body = json::parse(request.body, nullptr, false);
+    json body;
+    if (mediaType(request.header("content-type")) == protobuf::kMediaType) {
+      ApiResult<json> decoded = decodeProtobufBody(request.body, "DeleteOptions");
+      if (!decoded.isOk()) return decoded.error();
+      body = std::move(*decoded);
+    } else {
+      body = json::parse(request.body, nullptr, false);
+    }
     if (!body.is_object())
       return errors::badRequest("the body of the request was in an unknown format");
     if (body.contains("propagationPolicy") && body["propagationPolicy"].is_string()) {
@@ -155,19 +200,56 @@ std::optional<ApiError> parseWriteOptions(const http::Request& request, const st
   return std::nullopt;
 }
 
-ApiResult<json> parseBody(const http::Request& request) {
-  const std::string type = request.header("content-type");
-  if (!type.empty() && type.rfind("application/json", 0) != 0 && type.rfind("*/*", 0) != 0) {
+ApiResult<json> parseBody(const http::Request& request, const ResourceType& type) {
+  const std::string contentType = request.header("content-type");
+  if (!type.isCustom() && mediaType(contentType) == protobuf::kMediaType) {
+    return decodeProtobufBody(request.body, type.kind);
+  }
+  if (!contentType.empty() && contentType.rfind("application/json", 0) != 0 &&
+      contentType.rfind("*/*", 0) != 0) {
     return errors::unsupportedMediaType(
-        "the body of the request was in an unknown format - "
-        "accepted media types include: application/json, "
-        "application/yaml");
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml" +
+        std::string(type.isCustom() ? "" : ", application/vnd.kubernetes.protobuf"));
   }
   json body = json::parse(request.body, nullptr, false);
   if (body.is_discarded()) {
     return errors::badRequest("couldn't get version/kind; json parse error: invalid JSON");
   }
   return body;
+}
+
+BodyFormat responseFormat(const http::Request& request, bool builtin) {
+  // Media ranges by falling quality, in the header's order among equals, as the API server's
+  // negotiation ranks them; the first one kubesim can serve decides.
+  struct Range {
+    std::string type;
+    bool table = false;
+    double quality = 1;
+  };
+  std::vector<Range> ranges;
+  const std::string accept = request.header("accept");
+  std::size_t start = 0;
+  while (start <= accept.size()) {
+    std::size_t comma = accept.find(',', start);
+    if (comma == std::string::npos) comma = accept.size();
+    const std::string entry = accept.substr(start, comma - start);
+    start = comma + 1;
+    Range range{mediaType(entry)};
+    if (range.type.empty()) continue;
+    for (const std::string& param : mediaTypeParams(entry)) {
+      if (param.rfind("as=", 0) == 0) range.table = true;
+      if (param.rfind("q=", 0) == 0) range.quality = std::strtod(param.c_str() + 2, nullptr);
+    }
+    ranges.push_back(std::move(range));
+  }
+  std::stable_sort(ranges.begin(), ranges.end(),
+                   [](const Range& a, const Range& b) { return a.quality > b.quality; });
+  for (const Range& range : ranges) {
+    if (range.type != protobuf::kMediaType) return BodyFormat::kJson;
+    if (builtin && !range.table) return BodyFormat::kProtobuf;
+  }
+  return BodyFormat::kJson;
 }
 
 void sendJson(http::ResponseWriter& out, int code, const json& body, const http::Headers& extra) {
@@ -177,12 +259,27 @@ void sendJson(http::ResponseWriter& out, int code, const json& body, const http:
   out.send(code, headers, body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-void sendError(http::ResponseWriter& out, const ApiError& error) {
+void sendObject(http::ResponseWriter& out, BodyFormat format, int code, const json& body,
+                const http::Headers& extra) {
+  if (format == BodyFormat::kProtobuf) {
+    common::Result<std::string> encoded = protobuf::encodeObject(body);
+    if (encoded.isOk()) {
+      http::Headers headers = {{"Content-Type", std::string(protobuf::kMediaType)},
+                               {"Cache-Control", "no-cache, private"}};
+      headers.insert(headers.end(), extra.begin(), extra.end());
+      out.send(code, headers, *encoded);
+      return;
+    }
+  }
+  sendJson(out, code, body, extra);
+}
+
+void sendError(http::ResponseWriter& out, const ApiError& error, BodyFormat format) {
   http::Headers extra;
   if (error.retryAfterSeconds) {
     extra.emplace_back("Retry-After", std::to_string(*error.retryAfterSeconds));
   }
-  sendJson(out, error.code, error.toStatus(), extra);
+  sendObject(out, format, error.code, error.toStatus(), extra);
 }
 
 bool hasDeleteCollection(const ResourceType& type) {
@@ -262,9 +359,12 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
     out.send(200, {{"Content-Type", "text/plain; charset=utf-8"}}, "ok");
     return;
   }
+  // The generic errors (authentication, injected faults, unknown paths) are negotiated as the
+  // built-in resources' are.
+  const BodyFormat format = responseFormat(request, true);
   ApiResult<UserInfo> requester = authenticate(request);
   if (!requester.isOk()) {
-    sendError(out, requester.error());
+    sendError(out, requester.error(), format);
     return;
   }
   if (request.path == "/kubesim/faults") {
@@ -288,7 +388,7 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
     } else {
       e = errors::internal("injected fault");
     }
-    sendError(out, e);
+    sendError(out, e, format);
     return;
   }
   if (handleDiscovery(request, out)) return;
@@ -302,7 +402,7 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
           "404 page not found\n");
       return;
     }
-    sendError(out, errors::pathNotFound());
+    sendError(out, errors::pathNotFound(), format);
     return;
   }
   if (path->type.createOnly) {
@@ -335,6 +435,7 @@ void ApiServer::handleFaults(const http::Request& request, http::ResponseWriter&
 
 void ApiServer::handleResource(const http::Request& request, const ResourcePath& path,
                                http::ResponseWriter& out) {
+  const BodyFormat format = responseFormat(request, !path.type.isCustom());
   const ResourceType& type = path.type;
   const std::string& method = request.method;
   const bool watch = path.legacyWatch || request.queryParam("watch").value_or("") == "true" ||
@@ -344,7 +445,7 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     return;
   }
   if (path.legacyWatch) {
-    sendError(out, errors::methodNotAllowed());
+    sendError(out, errors::methodNotAllowed(), format);
     return;
   }
   if (method == "GET" && path.subresource == "log") {
@@ -361,100 +462,101 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
   if (std::optional<ApiError> bad = optionsKind.empty()
                                         ? std::nullopt
                                         : parseWriteOptions(request, optionsKind, &writeOptions)) {
-    sendError(out, *bad);
+    sendError(out, *bad, format);
     return;
   }
 
   if (method == "GET" && path.name.empty()) {
     ApiResult<ListOptions> options = parseListOptions(request);
-    if (!options.isOk()) return sendError(out, options.error());
+    if (!options.isOk()) return sendError(out, options.error(), format);
     ApiResult<json> list = api_.list(type, path.ns, *options);
-    if (!list.isOk()) return sendError(out, list.error());
+    if (!list.isOk()) return sendError(out, list.error(), format);
     if (table) {
       std::vector<json> items;
       for (json& item : (*list)["items"]) items.push_back(presentObject(type, std::move(item)));
       ApiResult<json> t =
           buildTable(type, items, (*list)["metadata"], includeObject, api_.clock().now());
-      if (!t.isOk()) return sendError(out, t.error());
+      if (!t.isOk()) return sendError(out, t.error(), format);
       return sendJson(out, 200, *t);
     }
-    return sendJson(out, 200, *list);
+    return sendObject(out, format, 200, *list);
   }
   if (method == "GET") {
     ApiResult<json> object = api_.get(type, path.ns, path.name);
-    if (!object.isOk()) return sendError(out, object.error());
+    if (!object.isOk()) return sendError(out, object.error(), format);
     if (table) {
       ApiResult<json> t =
           buildTable(type, {*object},
                      {{"resourceVersion", (*object)["metadata"].value("resourceVersion", "")}},
                      includeObject, api_.clock().now());
-      if (!t.isOk()) return sendError(out, t.error());
+      if (!t.isOk()) return sendError(out, t.error(), format);
       return sendJson(out, 200, *t);
     }
-    return sendJson(out, 200, *object);
+    return sendObject(out, format, 200, *object);
   }
   if (method == "POST" && path.name.empty()) {
-    if (type.namespaced && path.ns.empty()) return sendError(out, errors::pathNotFound());
-    ApiResult<json> body = parseBody(request);
-    if (!body.isOk()) return sendError(out, body.error());
+    if (type.namespaced && path.ns.empty()) return sendError(out, errors::pathNotFound(), format);
+    ApiResult<json> body = parseBody(request, type);
+    if (!body.isOk()) return sendError(out, body.error(), format);
     ApiResult<WriteResult> created = api_.create(type, path.ns, std::move(*body), writeOptions);
-    if (!created.isOk()) return sendError(out, created.error());
-    return sendJson(out, 201, created->object, warningHeaders(created->warnings));
+    if (!created.isOk()) return sendError(out, created.error(), format);
+    return sendObject(out, format, 201, created->object, warningHeaders(created->warnings));
   }
   if (method == "PUT" && !path.name.empty() &&
       (path.subresource.empty() || path.subresource == "status" ||
        path.subresource == "finalize")) {
-    ApiResult<json> body = parseBody(request);
-    if (!body.isOk()) return sendError(out, body.error());
+    ApiResult<json> body = parseBody(request, type);
+    if (!body.isOk()) return sendError(out, body.error(), format);
     const std::string sub = path.subresource == "finalize" ? "" : path.subresource;
     ApiResult<WriteResult> updated =
         api_.update(type, path.ns, path.name, std::move(*body), sub, writeOptions);
-    if (!updated.isOk()) return sendError(out, updated.error());
-    return sendJson(out, 200, updated->object, warningHeaders(updated->warnings));
+    if (!updated.isOk()) return sendError(out, updated.error(), format);
+    return sendObject(out, format, 200, updated->object, warningHeaders(updated->warnings));
   }
   if (method == "PATCH" && !path.name.empty() &&
       (path.subresource.empty() || path.subresource == "status")) {
     ApiResult<WriteResult> patched =
         api_.patch(type, path.ns, path.name, request.header("content-type"), request.body,
                    path.subresource, writeOptions);
-    if (!patched.isOk()) return sendError(out, patched.error());
-    return sendJson(out, 200, patched->object, warningHeaders(patched->warnings));
+    if (!patched.isOk()) return sendError(out, patched.error(), format);
+    return sendObject(out, format, 200, patched->object, warningHeaders(patched->warnings));
   }
   if (method == "DELETE") {
     ApiResult<DeleteOptions> options = parseDeleteOptions(request);
-    if (!options.isOk()) return sendError(out, options.error());
+    if (!options.isOk()) return sendError(out, options.error(), format);
     if (path.name.empty()) {
-      if (!hasDeleteCollection(type)) return sendError(out, errors::methodNotAllowed());
+      if (!hasDeleteCollection(type)) return sendError(out, errors::methodNotAllowed(), format);
       ApiResult<ListOptions> listOptions = parseListOptions(request);
-      if (!listOptions.isOk()) return sendError(out, listOptions.error());
+      if (!listOptions.isOk()) return sendError(out, listOptions.error(), format);
       ApiResult<json> removed = api_.removeCollection(type, path.ns, *listOptions, *options);
-      if (!removed.isOk()) return sendError(out, removed.error());
-      return sendJson(out, 200, *removed);
+      if (!removed.isOk()) return sendError(out, removed.error(), format);
+      return sendObject(out, format, 200, *removed);
     }
-    if (!path.subresource.empty()) return sendError(out, errors::methodNotAllowed());
+    if (!path.subresource.empty()) return sendError(out, errors::methodNotAllowed(), format);
     ApiResult<json> removed = api_.remove(type, path.ns, path.name, *options);
-    if (!removed.isOk()) return sendError(out, removed.error());
+    if (!removed.isOk()) return sendError(out, removed.error(), format);
     const json& meta = (*removed)["metadata"];
     if (!options->dryRun && !meta.contains("deletionTimestamp") &&
         !strategyFor(type).returnDeletedObject) {
       json details = {{"name", path.name}, {"kind", type.resource}, {"uid", meta.value("uid", "")}};
       if (!type.group.empty()) details["group"] = type.group;
-      return sendJson(out, 200,
-                      {{"kind", "Status"},
-                       {"apiVersion", "v1"},
-                       {"metadata", json::object()},
-                       {"status", "Success"},
-                       {"details", details}});
+      return sendObject(out, format, 200,
+                        {{"kind", "Status"},
+                         {"apiVersion", "v1"},
+                         {"metadata", json::object()},
+                         {"status", "Success"},
+                         {"details", details}});
     }
-    return sendJson(out, 200, *removed);
+    return sendObject(out, format, 200, *removed);
   }
-  sendError(out, errors::methodNotAllowed());
+  sendError(out, errors::methodNotAllowed(), format);
 }
 
 void ApiServer::handleLog(const http::Request& request, const ResourcePath& path,
                           http::ResponseWriter& out) {
+  const BodyFormat format = responseFormat(request, !path.type.isCustom());
   ApiResult<json> pod = api_.get(path.type, path.ns, path.name);
-  if (!pod.isOk()) return sendError(out, pod.error());
+  if (!pod.isOk()) return sendError(out, pod.error(), format);
   PodLogOptions options;
   options.container = request.queryParam("container").value_or("");
   options.follow = request.queryParam("follow").value_or("") == "true";
@@ -467,7 +569,7 @@ void ApiServer::handleLog(const http::Request& request, const ResourcePath& path
     } else if (std::optional<common::WallTime> late = beyondClockRange(*since)) {
       options.sinceTime = *late;
     } else {
-      return sendError(out, errors::badRequest(t.status().message()));
+      return sendError(out, errors::badRequest(t.status().message()), format);
     }
   }
   for (auto [name, target] :
@@ -476,7 +578,8 @@ void ApiServer::handleLog(const http::Request& request, const ResourcePath& path
     if (std::optional<std::string> v = request.queryParam(name)) {
       std::optional<std::int64_t> parsed = parseInt(*v);
       if (!parsed || *parsed < 0) {
-        return sendError(out, errors::badRequest(std::string("invalid ") + name + ": " + *v));
+        return sendError(out, errors::badRequest(std::string("invalid ") + name + ": " + *v),
+                         format);
       }
       *target = *parsed;
     }
@@ -487,14 +590,15 @@ void ApiServer::handleLog(const http::Request& request, const ResourcePath& path
         errors::invalid(path.type, path.name,
                         {common::forbiddenCause("sinceSeconds",
                                                 "at most one of sinceTime or sinceSeconds may be "
-                                                "specified")}));
+                                                "specified")}),
+        format);
   }
-  if (logs_ == nullptr) return sendError(out, errors::unavailable("no kubelet is running"));
+  if (logs_ == nullptr) return sendError(out, errors::unavailable("no kubelet is running"), format);
   const std::uint64_t generation = faults_.logGeneration();
   std::optional<ApiError> error = logs_->streamLog(
       path.ns, path.name, options, out,
       [this, generation] { return stopping_.load() || faults_.logGeneration() != generation; });
-  if (error) sendError(out, *error);
+  if (error) sendError(out, *error, format);
 }
 
 }  // namespace hetbench::kubesim

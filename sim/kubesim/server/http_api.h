@@ -78,14 +78,30 @@ class ApiServer {
   mutable std::mutex mu_;  // guards options_.advertiseAddress
 };
 
+/// The encoding of a response body.
+enum class BodyFormat { kJson, kProtobuf };
+
+/// The encoding the request's Accept header prefers: Kubernetes' protobuf when it comes first
+/// (client-go sends "application/vnd.kubernetes.protobuf,application/json") and `builtin` (custom
+/// resources, like the rest of what kubesim serves, speak JSON only); JSON otherwise, Tables
+/// included.
+BodyFormat responseFormat(const http::Request& request, bool builtin);
+
 /// Sends a JSON body with the given code.
 void sendJson(http::ResponseWriter& out, int code, const nlohmann::json& body,
               const http::Headers& extra = {});
+/// Sends an object (with kind and apiVersion) in `format`; in JSON where its kind has no protobuf
+/// schema or does not fit it, which a client that accepts protobuf accepts too.
+void sendObject(http::ResponseWriter& out, BodyFormat format, int code, const nlohmann::json& body,
+                const http::Headers& extra = {});
 /// Sends an ApiError as a Status body (with Retry-After where set).
-void sendError(http::ResponseWriter& out, const ApiError& error);
+void sendError(http::ResponseWriter& out, const ApiError& error,
+               BodyFormat format = BodyFormat::kJson);
 
-/// The JSON body of a write: 415 for a media type other than JSON, 400 when it does not parse.
-ApiResult<nlohmann::json> parseBody(const http::Request& request);
+/// The body of a write to a resource of `type` as JSON: JSON, or Kubernetes' protobuf for a
+/// built-in kind; 415 for another media type (and for protobuf of a custom resource or a kind
+/// kubesim has no schema for), 400 when it does not decode.
+ApiResult<nlohmann::json> parseBody(const http::Request& request, const ResourceType& type);
 
 /// The dryRun and fieldValidation query parameters of a write; `kind` names the verb's options
 /// in errors (CreateOptions, UpdateOptions or PatchOptions).

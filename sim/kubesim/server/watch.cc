@@ -1,4 +1,5 @@
 #include "apimachinery/selectors.h"
+#include "protobuf/codec.h"
 #include "server/http_api.h"
 #include "server/object_meta.h"
 
@@ -17,6 +18,8 @@ constexpr std::chrono::seconds kDefaultWatchTimeout{1800};
 void ApiServer::handleWatch(const http::Request& request, const ResourcePath& path,
                             http::ResponseWriter& out) {
   const ResourceType& type = path.type;
+  const bool table = wantsTable(request.header("accept"));
+  const BodyFormat format = table ? BodyFormat::kJson : responseFormat(request, !type.isCustom());
   std::string fieldSelector = request.queryParam("fieldSelector").value_or("");
   if (!path.name.empty()) {
     fieldSelector =
@@ -24,7 +27,7 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
   }
   const std::string labelSelector = request.queryParam("labelSelector").value_or("");
   ApiResult<std::vector<json>> check = api_.select(type, {}, labelSelector, fieldSelector);
-  if (!check.isOk()) return sendError(out, check.error());
+  if (!check.isOk()) return sendError(out, check.error(), format);
   common::Result<LabelSelector> labels = LabelSelector::parse(labelSelector);
   common::Result<FieldSelector> fields = FieldSelector::parse(fieldSelector);
   auto matches = [&](const json& object) {
@@ -37,12 +40,11 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
     char* end = nullptr;
     const long long v = std::strtoll(t->c_str(), &end, 10);
     if (end == t->c_str() || *end != '\0' || v < 0) {
-      return sendError(out, errors::badRequest("invalid timeoutSeconds: " + *t));
+      return sendError(out, errors::badRequest("invalid timeoutSeconds: " + *t), format);
     }
     if (v > 0) timeout = std::chrono::seconds(v);
   }
   const bool bookmarks = request.queryParam("allowWatchBookmarks").value_or("") == "true";
-  const bool table = wantsTable(request.header("accept"));
   const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
   const std::string rvParam = request.queryParam("resourceVersion").value_or("");
   std::uint64_t after = 0;
@@ -50,7 +52,8 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
     char* end = nullptr;
     after = std::strtoull(rvParam.c_str(), &end, 10);
     if (end == rvParam.c_str() || *end != '\0') {
-      return sendError(out, errors::badRequest("invalid resource version \"" + rvParam + "\""));
+      return sendError(out, errors::badRequest("invalid resource version \"" + rvParam + "\""),
+                       format);
     }
   }
   const std::string ns = type.namespaced ? path.ns : "";
@@ -65,10 +68,29 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
     initial = std::move(objects);
     after = rv;
   }
-  if (!out.startStream(
-          200, {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}})) {
+  const bool protobufStream = format == BodyFormat::kProtobuf;
+  if (!out.startStream(200,
+                       {{"Content-Type", protobufStream ? std::string(protobuf::kWatchMediaType)
+                                                        : std::string("application/json")},
+                        {"Cache-Control", "no-cache, private"}})) {
     return;
   }
+  // One event: a JSON line, or a length-prefixed protobuf WatchEvent. An object that does not
+  // fit its schema ends the stream with an ERROR event, since the stream cannot change encoding.
+  auto writeEvent = [&](const char* eventType, const json& object) {
+    if (!protobufStream) {
+      const json event = {{"type", eventType}, {"object", object}};
+      return out.write(event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    }
+    common::Result<std::string> frame = protobuf::encodeWatchEvent(eventType, object);
+    if (frame.isOk()) return out.write(*frame);
+    common::Result<std::string> error = protobuf::encodeWatchEvent(
+        "ERROR", errors::internal("kubesim cannot encode the object in protobuf: " +
+                                  frame.status().message())
+                     .toStatus());
+    if (error.isOk()) out.write(*error);
+    return false;
+  };
   bool firstTable = true;
   auto send = [&](const char* eventType, const json& object) {
     json payload = presentObject(type, object);
@@ -81,12 +103,10 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
       firstTable = false;
       payload = std::move(*t);
     }
-    const json event = {{"type", eventType}, {"object", payload}};
-    return out.write(event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    return writeEvent(eventType, payload);
   };
   auto sendGone = [&](const std::string& message) {
-    const json event = {{"type", "ERROR"}, {"object", errors::gone(message).toStatus()}};
-    out.write(event.dump() + "\n");
+    writeEvent("ERROR", errors::gone(message).toStatus());
   };
 
   if (fromNow) {
@@ -135,13 +155,11 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
     after = std::max(after, batch->upTo);
     if (bookmarks && Clock::now() >= nextBookmark) {
       const json bookmark = {
-          {"type", "BOOKMARK"},
-          {"object",
-           {{"kind", type.kind},
-            {"apiVersion", type.apiVersion()},
-            {"metadata",
-             {{"resourceVersion", std::to_string(after)}, {"creationTimestamp", nullptr}}}}}};
-      if (!out.write(bookmark.dump() + "\n")) return;
+          {"kind", type.kind},
+          {"apiVersion", type.apiVersion()},
+          {"metadata",
+           {{"resourceVersion", std::to_string(after)}, {"creationTimestamp", nullptr}}}};
+      if (!writeEvent("BOOKMARK", bookmark)) return;
       nextBookmark = Clock::now() + options_.bookmarkInterval;
     }
   }

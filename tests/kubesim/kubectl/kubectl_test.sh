@@ -93,12 +93,42 @@ check "kustomize labels" "app.kubernetes.io/part-of=kubesim-test" k get service 
 check "delete namespace" 'namespace "ks-demo" deleted' k delete namespace ks-demo --timeout=20s
 wait_for "namespace gone" "NotFound" k get namespace ks-demo
 
+# kubectl's typed commands send and read Kubernetes' protobuf (client-go's default for built-in
+# kinds); what they create must read back as JSON as on a cluster.
+check "create namespace" "namespace/team-a created" k create namespace team-a
+response_type() {  # the Content-Type of the answer to a kubectl command run with -v=8
+  k "$@" -v=8 2>&1 | sed -n '/Response Status/,$p' | grep -m1 'Content-Type'
+}
+check "answered in protobuf" "application/vnd.kubernetes.protobuf" \
+  response_type create namespace team-b
+check "namespace read as yaml" "kubernetes.io/metadata.name: team-a" k get ns team-a -o yaml
+# Go's clients write every non-pointer field, empty or not; the JSON must leave the empty ones out.
+check "no empty fields read back" "none" \
+  bash -c 'kubectl get ns team-a -o yaml | grep -e generateName -e selfLink -e "generation:" || echo none'
+check "create configmap" "configmap/settings created" \
+  k create configmap settings -n team-a --from-literal=mode=fast
+check "configmap data" '{"mode":"fast"}' k get cm settings -n team-a -o jsonpath='{.data}'
+check "create secret" "secret/creds created" \
+  k create secret generic creds -n team-a --from-literal=password=hunter2
+check "secret bytes as base64" "aHVudGVyMg==" k get secret creds -n team-a -o jsonpath='{.data.password}'
+check "create serviceaccount" "serviceaccount/robot created" k create serviceaccount robot -n team-a
+check "create job" "job.batch/once created" k create job once -n team-a --image=busybox -- echo done
+wait_for "job completes" "Complete" k get job once -n team-a -o jsonpath='{.status.conditions[*].type}'
+check "job template kept" '"command":["echo","done"]' \
+  k get job once -n team-a -o jsonpath='{.spec.template.spec.containers[0]}'
+check "create deployment" "deployment.apps/web created" \
+  k create deployment web -n team-a --image=nginx --replicas=0
+check "deployment replicas zero kept" "0" k get deploy web -n team-a -o jsonpath='{.spec.replicas}'
+check "create token" "eyJhbGciOiJSUzI1NiIs" k create token robot -n team-a
+check "auth can-i" "yes" k auth can-i get pods
+check "auth whoami" "kubesim-admin" k auth whoami
+check "already exists in protobuf" 'namespaces "team-a" already exists' k create namespace team-a
+check "delete typed" 'serviceaccount "robot" deleted' k delete serviceaccount robot -n team-a
+
 # Service-account tokens and RBAC evaluation: kubesim enforces no RBAC but issues tokens and
-# answers the reviews from the RBAC objects it stores. kubectl's typed commands (create token,
-# auth can-i, auth whoami, create serviceaccount) send protobuf, which kubesim does not decode, so
-# these go through kubectl's generic paths: apply -f, create -f and create --raw. Reviews need
-# --validate=false: kubectl validates kinds that have no PATCH against /openapi/v2, which kubesim
-# does not serve. Plain HTTP carries no token (kubectl sends credentials over TLS only), so the
+# answers the reviews from the RBAC objects it stores. These go through kubectl's generic paths
+# (apply -f, create -f and create --raw), which send JSON. Reviews need --validate=false: kubectl
+# validates kinds that have no PATCH against /openapi/v2, which kubesim does not serve. Plain HTTP carries no token (kubectl sends credentials over TLS only), so the
 # reviews here speak for the admin or, with --as, for the ServiceAccount.
 cat >"$work/rbac.yaml" <<'YAML'
 apiVersion: v1
@@ -155,6 +185,68 @@ sed 's/namespace: default/namespace: kube-system/' "$work/read-logs.yaml" >"$wor
 check "self review in another namespace" "false" \
   k create --validate=false -f "$work/elsewhere.yaml" -o jsonpath='{.status.allowed}' \
   --as=system:serviceaccount:default:robot
+
+# Events: what kubectl describe and kubectl events show on a cluster, recorded by kubesim's
+# scheduler, kubelet and Job controller.
+cat >"$work/events.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: crasher}
+spec:
+  containers:
+  - {name: main, image: busybox, command: [/bin/sh, -c, "exit 1"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: sleeper}
+spec:
+  containers:
+  - {name: main, image: busybox, command: [sleep, "60"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: too-big}
+spec:
+  containers:
+  - {name: main, image: busybox, command: [sleep, "60"], resources: {limits: {nvidia.com/gpu: "64"}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: events-job}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: busybox, command: [/bin/sh, -c, "exit 0"]}
+YAML
+check "apply event subjects" "job.batch/events-job created" k apply -f "$work/events.yaml"
+wait_for "describe shows back-off" "Back-off restarting failed container main in pod crasher_default(" \
+  k describe pod crasher
+check "describe shows scheduling" "default-scheduler  Successfully assigned default/crasher to" \
+  k describe pod crasher
+check "describe shows pulling" 'kubelet            Pulling image "busybox"' k describe pod crasher
+check "describe shows created" "Created container: main" k describe pod crasher
+check "describe shows started" "Started container main" k describe pod crasher
+wait_for "describe shows unschedulable" \
+  "FailedScheduling  " k describe pod too-big
+check "failed scheduling message" \
+  "0/7 nodes are available: 7 Insufficient nvidia.com/gpu. preemption: 0/7 nodes are available" \
+  k describe pod too-big
+wait_for "events aggregates repeats" "(x2 over" k events --for pod/crasher
+check "events of a job" "Created pod: events-job-" k events --for job/events-job
+wait_for "job completed event" "Job completed" k events --for job/events-job
+check "events by type" "FailedScheduling" k events --types=Warning
+check "scheduler reports itself" "default-scheduler" \
+  k get events --field-selector reason=FailedScheduling -o jsonpath='{.items[0].reportingComponent}'
+check "kubelet names its node" "kubelet" \
+  k get events --field-selector involvedObject.name=crasher,reason=Started \
+  -o jsonpath='{.items[0].source.component}'
+wait_for "sleeper started" "Started container main" k events --for pod/sleeper
+check "delete running pod" 'pod "sleeper" deleted' k delete pod sleeper --wait=false
+wait_for "killing event" "Stopping container main" k events --for pod/sleeper
+check "delete event subjects" 'pod "crasher" deleted' \
+  k delete pod crasher too-big --wait=false
 
 # HTTPS with a generated CA, a client certificate and a required token.
 "$kubesim" --tls --token s3cret --write-kubeconfig "$work/tls.kubeconfig" \

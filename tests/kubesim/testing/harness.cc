@@ -72,7 +72,8 @@ Response Harness::request(const std::string& method, const std::string& target,
   std::unique_ptr<TestConnection> c = connect();
   if (!c) return Response{};
   std::string text = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-  text += "Accept: application/json\r\nConnection: close\r\n";
+  if (headers.find("Accept:") == std::string::npos) text += "Accept: application/json\r\n";
+  text += "Connection: close\r\n";
   if (!options_.token.empty() && headers.find("Authorization:") == std::string::npos) {
     text += "Authorization: Bearer " + options_.token + "\r\n";
   }

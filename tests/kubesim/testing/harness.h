@@ -52,7 +52,8 @@ class Harness {
   const std::string& workDir() const { return workDir_; }
 
   /// One request on a fresh connection; `body` is sent with `contentType`. Authorization is
-  /// added when the harness has a token and `headers` names none.
+  /// added when the harness has a token and `headers` names none, "Accept: application/json"
+  /// when `headers` names no Accept.
   Response request(const std::string& method, const std::string& target,
                    const std::string& body = "",
                    const std::string& contentType = "application/json",
