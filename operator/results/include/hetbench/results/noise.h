@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "hetbench/results/reference.h"
+
+namespace hetbench::results {
+
+/// A configuration's noise, from its latest stable points: robust against the outliers that
+/// accelerators produce (a throttled trial, a slow node).
+struct NoiseModel {
+  double median = 0;
+  /// 1.4826 x the median absolute deviation: the standard deviation for normal noise.
+  double scale = 0;
+  std::size_t points = 0;
+
+  bool operator==(const NoiseModel&) const = default;
+};
+
+/// The noise model of `points` (not empty).
+NoiseModel noiseOf(std::span<const double> points);
+
+struct ScreeningOptions {
+  /// With fewer stable points there is no verdict (Bencher's minimum sample size; Chromium's
+  /// six points per segment).
+  std::size_t minPoints = 6;
+  /// The latest stable points the model is made of.
+  std::size_t recentPoints = 20;
+  /// A change smaller than this fraction of the median is never suspect, however quiet the
+  /// configuration.
+  double minChange = 0.02;
+  /// ... and one within this many times the noise is not suspect either.
+  double minScales = 3;
+
+  bool operator==(const ScreeningOptions&) const = default;
+};
+
+/// What screening makes of a new trial.
+enum class Screen { kInsufficientHistory, kWithinNoise, kImproved, kSuspect };
+
+/// "InsufficientHistory", "WithinNoise", "Improved", "Suspect".
+std::string toString(Screen screen);
+
+struct Screening {
+  Screen verdict = Screen::kInsufficientHistory;
+  NoiseModel noise;
+  /// value / median - 1.
+  double change = 0;
+  /// |value - median| over the larger of the model's scale and the trial's own spread.
+  double scales = 0;
+  /// One line with the numbers ("effective_throughput 912.4 is 8.8% below the median 1000.0 of
+  /// 20 stable points, 6.1 times their noise 14.4").
+  std::string message;
+
+  bool operator==(const Screening&) const = default;
+};
+
+/// Screens `value` (the mean of a trial's repetitions, whose standard deviation is `spread`)
+/// against `stable`, the configuration's points since its last change (oldest first): Suspect
+/// when it is worse in `direction` by at least minChange and by at least minScales times the
+/// noise (the model's scale, or the trial's own spread when that is larger); Improved when it is
+/// as far better; InsufficientHistory below minPoints stable points.
+Screening screen(std::span<const double> stable, double value, double spread, Direction direction,
+                 const std::string& metric, const ScreeningOptions& options = {});
+
+}  // namespace hetbench::results

@@ -1,0 +1,142 @@
+#include "hetbench/results/change_points.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "hetbench/results/noise.h"
+
+namespace hetbench::results {
+namespace {
+
+/// `n` points around `level` with a deterministic wobble of about `noise` (a fraction).
+std::vector<double> flat(std::size_t n, double level, double noise = 0.005) {
+  std::vector<double> points;
+  for (std::size_t i = 0; i < n; ++i) {
+    points.push_back(level * (1 + noise * std::sin(static_cast<double>(i) * 2.3)));
+  }
+  return points;
+}
+
+std::vector<double> joined(std::vector<std::vector<double>> parts) {
+  std::vector<double> all;
+  for (const auto& part : parts) all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+// Verifies the Mann-Whitney U test: a case worked by hand, ties, and order not mattering.
+TEST(MannWhitney, PValues) {
+  // U = 0 against a mean of 4.5 and a variance of 3 x 3 x 7 / 12 = 5.25.
+  const double z = (4.5 - 0.5) / std::sqrt(5.25);
+  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6}),
+              std::erfc(z / std::sqrt(2.0)), 1e-12);
+  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{6, 4, 5}, std::vector<double>{3, 1, 2}),
+              std::erfc(z / std::sqrt(2.0)), 1e-12);
+  EXPECT_DOUBLE_EQ(mannWhitneyPValue(std::vector<double>{1, 1}, std::vector<double>{1, 1}), 1.0);
+  EXPECT_DOUBLE_EQ(
+      mannWhitneyPValue(std::vector<double>{1, 2, 3, 4}, std::vector<double>{1, 2, 3, 4}), 1.0);
+  // An outlier moves a rank, not the result: 20 against 20 completely apart.
+  std::vector<double> low(20, 0);
+  std::vector<double> high(20, 0);
+  for (int i = 0; i < 20; ++i) {
+    low[i] = 900 + i;
+    high[i] = 1000 + i;
+  }
+  const double apart = mannWhitneyPValue(low, high);
+  low[0] = -1e9;
+  EXPECT_DOUBLE_EQ(mannWhitneyPValue(low, high), apart);
+  EXPECT_LT(apart, 1e-6);
+}
+
+// Verifies where change points are found, and where none is.
+TEST(FindChangePoints, Table) {
+  struct Case {
+    std::string name;
+    std::vector<double> series;
+    std::vector<std::size_t> want;
+  };
+  const std::vector<Case> cases = {
+      {"flat", flat(40, 1000), {}},
+      {"a 10% drop at 25", joined({flat(25, 1000), flat(20, 900)}), {25}},
+      {"a 10% rise at 25", joined({flat(25, 1000), flat(20, 1100)}), {25}},
+      {"two steps", joined({flat(20, 1000), flat(15, 900), flat(15, 1000)}), {20, 35}},
+      {"a 1% step is below the practical minimum", joined({flat(25, 1000), flat(20, 990)}), {}},
+      {"three points after the step", joined({flat(25, 1000), flat(3, 800)}), {}},
+      {"a single outlier is not a change",
+       joined({flat(20, 1000), std::vector<double>{700}, flat(20, 1000)}),
+       {}},
+      {"a step before the window is not looked at", joined({flat(20, 1000), flat(55, 900)}), {}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::size_t> found;
+    for (const ChangePoint& p : findChangePoints(c.series)) found.push_back(p.index);
+    EXPECT_EQ(found, c.want) << c.name;
+  }
+}
+
+// Verifies what a change point says: its levels, its magnitude and its significance.
+TEST(FindChangePoints, Levels) {
+  const std::vector<ChangePoint> found =
+      findChangePoints(joined({flat(30, 1000, 0), flat(30, 880, 0.01)}));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].index, 30u);
+  EXPECT_DOUBLE_EQ(found[0].before, 1000);
+  EXPECT_NEAR(found[0].after, 880, 1);
+  EXPECT_NEAR(found[0].magnitude, -0.12, 0.001);
+  EXPECT_LT(found[0].pValue, 1e-8);
+
+  ChangePointOptions strict;
+  strict.minMagnitude = 0.15;
+  EXPECT_TRUE(findChangePoints(joined({flat(30, 1000), flat(30, 880)}), strict).empty());
+}
+
+// Verifies the noise model: median and scaled MAD, unmoved by one wild point.
+TEST(Noise, MedianAndScaledMad) {
+  const NoiseModel model = noiseOf(std::vector<double>{1, 2, 3, 4, 100});
+  EXPECT_EQ(model.median, 3);
+  EXPECT_DOUBLE_EQ(model.scale, 1.4826);
+  EXPECT_EQ(model.points, 5u);
+  EXPECT_EQ(noiseOf(std::vector<double>{4, 1, 3, 2}).median, 2.5);
+}
+
+// Verifies each verdict of screening and its message.
+TEST(Noise, Screening) {
+  const std::vector<double> stable = {1000, 1010, 990, 1005, 995, 1000, 1002, 998};  // scale 5.19
+  const std::string metric = "effective_throughput";
+  struct Case {
+    std::string name;
+    std::vector<double> stable;
+    double value;
+    double spread;
+    Direction direction;
+    Screen want;
+  };
+  const std::vector<Case> cases = {
+      {"five points",
+       {1000, 1000, 1000, 1000, 1000},
+       500,
+       0,
+       Direction::kHigher,
+       Screen::kInsufficientHistory},
+      {"1% below: within the practical minimum", stable, 990, 0, Direction::kHigher,
+       Screen::kWithinNoise},
+      {"5% below, 9.6 times the noise", stable, 950, 0, Direction::kHigher, Screen::kSuspect},
+      {"5% below, but the trial's own spread is 25", stable, 950, 25, Direction::kHigher,
+       Screen::kWithinNoise},
+      {"5% above", stable, 1050, 0, Direction::kHigher, Screen::kImproved},
+      {"5% above when lower is better", stable, 1050, 0, Direction::kLower, Screen::kSuspect},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(screen(c.stable, c.value, c.spread, c.direction, metric).verdict, c.want) << c.name;
+  }
+  EXPECT_EQ(screen(stable, 950, 0, Direction::kHigher, metric).message,
+            "effective_throughput 950.0 is 5.0% below the median 1000.0 of 8 stable points, 9.6 "
+            "times their noise 5.2");
+  EXPECT_EQ(screen(std::vector<double>{1000, 1000}, 950, 0, Direction::kHigher, metric).message,
+            "effective_throughput has 2 stable points; 6 are needed for a verdict");
+}
+
+}  // namespace
+}  // namespace hetbench::results
