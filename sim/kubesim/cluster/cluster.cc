@@ -26,8 +26,8 @@ common::Status Cluster::start() {
   const ResourceType nodeType = builtinType(*api_, "", "nodes");
   int index = 0;
   for (const ClusterConfig::Node& node : options_.config.nodes) {
-    ApiResult<WriteResult> created =
-        api_->create(nodeType, "", nodeObject(node, index++), WriteOptions{});
+    ApiResult<WriteResult> created = api_->create(
+        nodeType, "", nodeObject(node, index++, random_, api_->clock().now()), WriteOptions{});
     if (!created.isOk()) {
       return common::invalidError("node " + node.name + ": " + created.error().message);
     }

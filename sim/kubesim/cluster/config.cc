@@ -1,6 +1,11 @@
 #include "cluster/config.h"
 
+#include <algorithm>
+#include <tuple>
+
+#include "hetbench/common/time.h"
 #include "hetbench/common/yaml.h"
+#include "server/object_meta.h"
 #include "server/quantity.h"
 
 namespace hetbench::kubesim {
@@ -128,21 +133,35 @@ ClusterConfig defaultClusterConfig() {
   return c;
 }
 
-json nodeObject(const ClusterConfig::Node& node, int index) {
+json nodeObject(const ClusterConfig::Node& node, int index, common::RandomSource& random,
+                common::WallTime now) {
   json labels = node.labels;
   labels["kubernetes.io/hostname"] = node.name;
   labels["kubernetes.io/os"] = "linux";
   labels["kubernetes.io/arch"] = "amd64";
   const std::string ip = "10.0.0." + std::to_string(10 + index);
+  // The kubelet's condition words; every condition has held since the node registered.
+  const std::string registered = common::formatRfc3339(now);
   json conditions = json::array();
-  for (const char* type : {"MemoryPressure", "DiskPressure", "PIDPressure"}) {
-    conditions.push_back(
-        {{"type", type}, {"status", "False"}, {"reason", std::string("KubeletHasNo") + type}});
+  for (const auto& [type, status, reason, message] :
+       {std::tuple{"MemoryPressure", "False", "KubeletHasSufficientMemory",
+                   "kubelet has sufficient memory available"},
+        std::tuple{"DiskPressure", "False", "KubeletHasNoDiskPressure",
+                   "kubelet has no disk pressure"},
+        std::tuple{"PIDPressure", "False", "KubeletHasSufficientPID",
+                   "kubelet has sufficient PID available"},
+        std::tuple{"Ready", "True", "KubeletReady", "kubelet is posting ready status"}}) {
+    conditions.push_back({{"type", type},
+                          {"status", status},
+                          {"reason", reason},
+                          {"message", message},
+                          {"lastHeartbeatTime", registered},
+                          {"lastTransitionTime", registered}});
   }
-  conditions.push_back({{"type", "Ready"},
-                        {"status", "True"},
-                        {"reason", "KubeletReady"},
-                        {"message", "kubelet is posting ready status"}});
+  // A kubelet reads its machine ID from /etc/machine-id (32 hex digits, no dashes), the system
+  // UUID from the firmware and the boot ID from the kernel; these are drawn once per node.
+  std::string machineId = newUid(random);
+  machineId.erase(std::remove(machineId.begin(), machineId.end(), '-'), machineId.end());
   json spec = json::object();
   if (!node.taints.empty()) spec["taints"] = node.taints;
   return {{"apiVersion", "v1"},
@@ -156,11 +175,19 @@ json nodeObject(const ClusterConfig::Node& node, int index) {
             {"addresses",
              {{{"type", "InternalIP"}, {"address", ip}},
               {{"type", "Hostname"}, {"address", node.name}}}},
+            // The kubelet's port, where a real API server proxies logs and exec.
+            {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}},
+            // Every field is always written (none is omitempty); the kubelet of v1.32 still
+            // reports its own version as kube-proxy's (DisableNodeKubeProxyVersion is off).
             {"nodeInfo",
-             {{"kubeletVersion", "v1.32.0-kubesim"},
-              {"osImage", "kubesim"},
+             {{"machineID", machineId},
+              {"systemUUID", newUid(random)},
+              {"bootID", newUid(random)},
               {"kernelVersion", "kubesim"},
+              {"osImage", "kubesim"},
               {"containerRuntimeVersion", "kubesim://0.1"},
+              {"kubeletVersion", "v1.32.0-kubesim"},
+              {"kubeProxyVersion", "v1.32.0-kubesim"},
               {"operatingSystem", "linux"},
               {"architecture", "amd64"}}}}}};
 }

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "hetbench/common/ids.h"
 #include "hetbench/common/status.h"
+#include "hetbench/common/time.h"
 
 namespace hetbench::kubesim {
 
@@ -36,7 +38,9 @@ common::Result<ClusterConfig> parseClusterConfig(const std::string& text);
 /// MI210, one Graphcore IPU-POD16 node and two CPU nodes.
 ClusterConfig defaultClusterConfig();
 
-/// The Node object kubesim stores for a configured node.
-nlohmann::json nodeObject(const ClusterConfig::Node& node, int index);
+/// The Node object kubesim stores for a configured node, as its kubelet registers it at `now`
+/// (machine, system and boot IDs drawn from `random`).
+nlohmann::json nodeObject(const ClusterConfig::Node& node, int index, common::RandomSource& random,
+                          common::WallTime now);
 
 }  // namespace hetbench::kubesim

@@ -1,7 +1,9 @@
 #include "cluster/kubelet.h"
 
+#include <openssl/evp.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -24,6 +26,41 @@ const json* findContainer(const json& spec, const std::string& name, bool init) 
     if (c.value("name", "") == name) return &c;
   }
   return nullptr;
+}
+
+// The imageID a CRI runtime reports for a container's image: its repository, normalized as
+// containerd names it (docker.io/library/ for Docker Hub's official images), and its digest.
+// kubesim pulls nothing, so an image named without a digest gets the SHA-256 of its reference.
+std::string imageId(const std::string& image) {
+  std::string repository = image;
+  std::string digest;
+  if (const std::size_t at = repository.find('@'); at != std::string::npos) {
+    digest = repository.substr(at + 1);
+    repository.erase(at);
+  }
+  const std::size_t slash = repository.find('/');
+  if (const std::size_t colon = repository.rfind(':');
+      colon != std::string::npos && (slash == std::string::npos || colon > repository.rfind('/'))) {
+    repository.erase(colon);
+  }
+  const std::string first = slash == std::string::npos ? "" : repository.substr(0, slash);
+  if (slash == std::string::npos) {
+    repository = "docker.io/library/" + repository;
+  } else if (first.find_first_of(".:") == std::string::npos && first != "localhost") {
+    repository = "docker.io/" + repository;
+  }
+  if (digest.empty()) {
+    unsigned char hash[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_Digest(image.data(), image.size(), hash, &length, EVP_sha256(), nullptr);
+    digest = "sha256:";
+    for (unsigned int i = 0; i < length; ++i) {
+      char hex[3];
+      std::snprintf(hex, sizeof(hex), "%02x", hash[i]);
+      digest += hex;
+    }
+  }
+  return repository + "@" + digest;
 }
 
 std::string secondsText(std::chrono::milliseconds d) {
@@ -427,7 +464,11 @@ json Kubelet::statusOf(const PodRun& run, const json& pod) const {
               {"image", container ? container->value("image", "") : ""},
               {"imageID", ""},
               {"started", c.state.contains("running")}};
-    if (!c.containerID.empty()) s["containerID"] = c.containerID;
+    // Both IDs exist once the runtime has created the container.
+    if (!c.containerID.empty()) {
+      s["containerID"] = c.containerID;
+      s["imageID"] = imageId(s["image"].get<std::string>());
+    }
     return s;
   };
   json statuses = json::array();

@@ -1,6 +1,7 @@
 #include "server/http_api.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <thread>
 
@@ -119,6 +120,9 @@ ApiResult<DeleteOptions> parseDeleteOptions(const http::Request& request) {
       options.dryRun = true;
     }
   }
+  if (request.queryParam("orphanDependents")) {
+    options.propagationPolicy = queryFlag(request, "orphanDependents") ? "Orphan" : "Background";
+  }
   if (std::optional<std::string> p = request.queryParam("propagationPolicy")) {
     options.propagationPolicy = *p;
   }
@@ -183,6 +187,15 @@ bool servesGroupVersion(const std::string& path, const ResourceRegistry& registr
 }
 
 }  // namespace
+
+bool queryFlag(const http::Request& request, std::string_view name) {
+  const std::optional<std::string> value = request.queryParam(name);
+  if (!value) return false;
+  std::string lower = *value;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower != "0" && lower != "false";
+}
 
 std::optional<ApiError> parseWriteOptions(const http::Request& request, const std::string& kind,
                                           WriteOptions* options) {
@@ -438,8 +451,7 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
   const BodyFormat format = responseFormat(request, !path.type.isCustom());
   const ResourceType& type = path.type;
   const std::string& method = request.method;
-  const bool watch = path.legacyWatch || request.queryParam("watch").value_or("") == "true" ||
-                     request.queryParam("watch").value_or("") == "1";
+  const bool watch = path.legacyWatch || queryFlag(request, "watch");
   if (method == "GET" && watch) {
     handleWatch(request, path, out);
     return;
@@ -559,9 +571,9 @@ void ApiServer::handleLog(const http::Request& request, const ResourcePath& path
   if (!pod.isOk()) return sendError(out, pod.error(), format);
   PodLogOptions options;
   options.container = request.queryParam("container").value_or("");
-  options.follow = request.queryParam("follow").value_or("") == "true";
-  options.timestamps = request.queryParam("timestamps").value_or("") == "true";
-  options.previous = request.queryParam("previous").value_or("") == "true";
+  options.follow = queryFlag(request, "follow");
+  options.timestamps = queryFlag(request, "timestamps");
+  options.previous = queryFlag(request, "previous");
   if (std::optional<std::string> since = request.queryParam("sinceTime")) {
     common::Result<common::WallTime> t = common::parseRfc3339(*since);
     if (t.isOk()) {

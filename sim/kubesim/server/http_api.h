@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hetbench/http/server.h"
 #include "server/api.h"
@@ -102,6 +103,11 @@ void sendError(http::ResponseWriter& out, const ApiError& error,
 /// built-in kind; 415 for another media type (and for protobuf of a custom resource or a kind
 /// kubesim has no schema for), 400 when it does not decode.
 ApiResult<nlohmann::json> parseBody(const http::Request& request, const ResourceType& type);
+
+/// A boolean query parameter (watch, allowWatchBookmarks, follow, ...) as the API server's
+/// parameter codec reads it: absent, "0" or "false" in any case is false, any other value (even
+/// empty, or Python's "True") is true.
+bool queryFlag(const http::Request& request, std::string_view name);
 
 /// The dryRun and fieldValidation query parameters of a write; `kind` names the verb's options
 /// in errors (CreateOptions, UpdateOptions or PatchOptions).

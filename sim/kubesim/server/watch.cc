@@ -44,7 +44,7 @@ void ApiServer::handleWatch(const http::Request& request, const ResourcePath& pa
     }
     if (v > 0) timeout = std::chrono::seconds(v);
   }
-  const bool bookmarks = request.queryParam("allowWatchBookmarks").value_or("") == "true";
+  const bool bookmarks = queryFlag(request, "allowWatchBookmarks");
   const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
   const std::string rvParam = request.queryParam("resourceVersion").value_or("");
   std::uint64_t after = 0;

@@ -238,6 +238,29 @@ TEST(Watch, OneJsonObjectPerLine) {
   EXPECT_EQ(lines, 2);
 }
 
+// Verifies that boolean parameters read as the API server's parameter codec reads them: absent,
+// "0" or "false" in any case is false; anything else is true, Python's "True" and an empty value
+// included (not strconv.ParseBool's set).
+TEST(Watch, BooleanParametersAsTheApiServerReadsThem) {
+  Harness::Options options;
+  options.bookmarkInterval = milliseconds(100);
+  Harness h(options);
+  ASSERT_EQ(h.post(kConfigMaps, configMap("a")).status, 201);
+  for (const char* value : {"True", "TRUE", "t", "yes", ""}) {
+    SCOPED_TRACE(value);
+    auto c = openWatch(h, std::string(kConfigMaps) + "?timeoutSeconds=5&watch=" + value +
+                              "&allowWatchBookmarks=" + value);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(summary(readEvents(*c, 2)), (std::vector<std::string>{"ADDED a", "BOOKMARK "}));
+  }
+  for (const char* value : {"false", "False", "FALSE", "0"}) {
+    SCOPED_TRACE(value);
+    Response list = h.get(std::string(kConfigMaps) + "?watch=" + value);
+    EXPECT_EQ(list.status, 200);
+    EXPECT_EQ(bodyJson(list)["kind"], "ConfigMapList");
+  }
+}
+
 // Verifies that a watch with an invalid selector is refused before the stream starts.
 TEST(Watch, InvalidSelectorIsBadRequest) {
   Harness h;
