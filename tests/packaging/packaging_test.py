@@ -75,9 +75,10 @@ def object_name(obj):
 
 
 class Kubesim:
-    """A kubesim binary serving on 127.0.0.1 and a free port, with its own kubeconfig."""
+    """A kubesim binary serving on 127.0.0.1 and a free port, with its own kubeconfig;
+    `extra_args` are more of its flags (--image IMAGE=PROGRAM)."""
 
-    def __init__(self, binary, work):
+    def __init__(self, binary, work, extra_args=()):
         self.work = work
         self.kubeconfig = work / "kubeconfig"
         self.log_path = work / "kubesim.log"
@@ -85,7 +86,8 @@ class Kubesim:
         # A PATH without the build tree, so that no workload of a sample finds a real program.
         env = dict(os.environ, PATH="/usr/bin:/bin")
         self.process = subprocess.Popen(
-            [binary, "--write-kubeconfig", str(self.kubeconfig), "--work-dir", str(work / "pods")],
+            [binary, "--write-kubeconfig", str(self.kubeconfig), "--work-dir", str(work / "pods"),
+             *extra_args],
             stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
         for _ in deadline_loop(15):

@@ -32,6 +32,54 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
+{{/*
+The operator's arguments. The operator refuses a flag given twice, so a flag of
+operator.extraArgs replaces the chart's flag of that name instead of being added beside it.
+*/}}
+{{- define "hetbench.args" -}}
+{{- $chartArgs := list }}
+{{- if .Values.leaderElection.enabled }}
+{{- $chartArgs = append $chartArgs "--leader-elect" }}
+{{- $chartArgs = append $chartArgs (printf "--leader-election-id=%s" .Values.leaderElection.id) }}
+{{- $chartArgs = append $chartArgs (printf "--leader-elect-lease-duration=%s" .Values.leaderElection.leaseDuration) }}
+{{- $chartArgs = append $chartArgs (printf "--leader-elect-renew-deadline=%s" .Values.leaderElection.renewDeadline) }}
+{{- $chartArgs = append $chartArgs (printf "--leader-elect-retry-period=%s" .Values.leaderElection.retryPeriod) }}
+{{- end }}
+{{- with .Values.watchNamespaces }}
+{{- $chartArgs = append $chartArgs (printf "--namespace=%s" (join "," .)) }}
+{{- end }}
+{{- $chartArgs = append $chartArgs (printf "--metrics-bind-address=:%v" .Values.ports.metrics) }}
+{{- $chartArgs = append $chartArgs (printf "--health-probe-bind-address=:%v" .Values.ports.health) }}
+{{- $chartArgs = append $chartArgs (printf "--logs-bind-address=:%v" .Values.ports.logs) }}
+{{- $chartArgs = append $chartArgs (printf "--metrics-secure=%v" .Values.endpoints.metricsSecure) }}
+{{- $chartArgs = append $chartArgs (printf "--logs-secure=%v" .Values.endpoints.logsSecure) }}
+{{- if .Values.endpoints.tlsSecretName }}
+{{- $chartArgs = append $chartArgs "--tls-cert-dir=/etc/hetbench/tls" }}
+{{- end }}
+{{- $chartArgs = append $chartArgs "--log-dir=/var/lib/hetbench/logs" }}
+{{- $chartArgs = append $chartArgs (printf "--log-max-bytes=%d" (int64 .Values.operator.logMaxBytes)) }}
+{{- $chartArgs = append $chartArgs (printf "--log-streams=%d" (int64 .Values.operator.logStreams)) }}
+{{- $chartArgs = append $chartArgs (printf "--log-retention=%s" .Values.operator.logRetention) }}
+{{- $chartArgs = append $chartArgs (printf "--log-dir-max-bytes=%d" (int64 .Values.operator.logDirMaxBytes)) }}
+{{- $chartArgs = append $chartArgs (printf "--max-concurrent-reconciles=%v" .Values.operator.maxConcurrentReconciles) }}
+{{- $chartArgs = append $chartArgs (printf "--kube-api-qps=%v" .Values.operator.kubeApiQps) }}
+{{- $chartArgs = append $chartArgs (printf "--kube-api-burst=%v" .Values.operator.kubeApiBurst) }}
+{{- $chartArgs = append $chartArgs (printf "--log-level=%s" .Values.operator.logLevel) }}
+{{- $chartArgs = append $chartArgs (printf "--log-format=%s" .Values.operator.logFormat) }}
+{{- $replaced := dict }}
+{{- range .Values.operator.extraArgs }}
+{{- $_ := set $replaced (regexReplaceAll "=.*" (toString .) "") true }}
+{{- end }}
+{{- range $chartArgs }}
+{{- if not (hasKey $replaced (regexReplaceAll "=.*" . "")) }}
+- {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- range .Values.operator.extraArgs }}
+- {{ . | quote }}
+{{- end }}
+{{- end -}}
+
 {{- define "hetbench.logClaimName" -}}
 {{- .Values.logVolume.existingClaim | default (printf "%s-logs" (include "hetbench.fullname" .)) -}}
 {{- end -}}

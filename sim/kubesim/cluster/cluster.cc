@@ -1,5 +1,6 @@
 #include "cluster/cluster.h"
 
+#include "cluster/deployment_controller.h"
 #include "cluster/ipujob_controller.h"
 #include "cluster/job_controller.h"
 #include "server/strategy.h"
@@ -48,6 +49,8 @@ common::Status Cluster::start() {
   kubelet_ = std::make_unique<Kubelet>(*api_, *events_, kubelet);
   workloads_.push_back(std::make_unique<JobController>(*api_, *events_, options_.jobBackoff));
   workloads_.push_back(std::make_unique<IpuJobController>(*api_));
+  workloads_.push_back(std::make_unique<DeploymentController>(*api_, *events_));
+  workloads_.push_back(std::make_unique<ReplicaSetController>(*api_, *events_));
   crds_->start();
   namespaces_->start();
   gc_->start();

@@ -207,7 +207,8 @@ const Strategy& strategyFor(const ResourceType& type) {
   if (key == "/nodes") return kNode;
   if (key == "/services") return kService;
   if (key == "/events") return kEvent;
-  if (key == "apps/deployments" || key == "networking.k8s.io/networkpolicies" ||
+  if (key == "apps/deployments" || key == "apps/replicasets" ||
+      key == "networking.k8s.io/networkpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicybindings") {
     return kGenerational;
@@ -230,6 +231,7 @@ void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("batch", "v1", "jobs", "Job", true, {}, {"status"}, true));
   registry.add(builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"},
                        {"status", "scale"}, true));
+  registry.add(builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, {"status"}, true));
   registry.add(builtin("coordination.k8s.io", "v1", "leases", "Lease", true, {}, {}));
   registry.add(
       builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, {"netpol"}, {}));

@@ -1,3 +1,8 @@
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "hetbench/common/time.h"
 #include "schema/jsonpath.h"
 #include "server/http_api.h"
@@ -21,172 +26,271 @@ json column(const Column& c) {
           {"priority", c.priority}};
 }
 
+// The readers below take fields that may be absent, of another type, or JSON null (client-go
+// writes unset pointer fields, such as an Event's eventTime, as null): each reads as absent.
+
+/// `object[key]` when `object` is an object that has it, else null.
+const json& field(const json& object, const char* key) {
+  static const json kAbsent;
+  if (!object.is_object()) return kAbsent;
+  auto it = object.find(key);
+  return it == object.end() ? kAbsent : *it;
+}
+
+std::string text(const json& object, const char* key, const std::string& fallback = "") {
+  const json& value = field(object, key);
+  return value.is_string() ? value.get<std::string>() : fallback;
+}
+
+std::int64_t count(const json& object, const char* key, std::int64_t fallback = 0) {
+  const json& value = field(object, key);
+  return value.is_number_integer() ? value.get<std::int64_t>() : fallback;
+}
+
+bool flag(const json& object, const char* key) {
+  const json& value = field(object, key);
+  return value.is_boolean() && value.get<bool>();
+}
+
+/// The elements of an array field (none when it is not an array).
+const json& items(const json& object, const char* key) {
+  static const json kNone = json::array();
+  const json& value = field(object, key);
+  return value.is_array() ? value : kNone;
+}
+
 std::string age(const json& object, common::WallTime now) {
-  const std::string created = object["metadata"].value("creationTimestamp", "");
-  common::Result<common::WallTime> t = common::parseRfc3339(created);
+  common::Result<common::WallTime> t =
+      common::parseRfc3339(text(field(object, "metadata"), "creationTimestamp"));
   if (!t.isOk()) return "<unknown>";
   return humanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
+json name(const json& object) { return text(field(object, "metadata"), "name"); }
+
 std::string podStatus(const json& pod) {
-  const json& status = pod.value("status", json::object());
-  std::string reason = status.value("reason", status.value("phase", "Unknown"));
-  for (const json& cs : status.value("containerStatuses", json::array())) {
-    const json& state = cs.value("state", json::object());
-    if (state.contains("waiting") && state["waiting"].contains("reason")) {
-      reason = state["waiting"]["reason"].get<std::string>();
-    } else if (state.contains("terminated")) {
-      const json& t = state["terminated"];
-      if (t.contains("reason")) {
-        reason = t["reason"].get<std::string>();
-      } else {
-        reason = "ExitCode:" + std::to_string(t.value("exitCode", 0));
-      }
+  const json& status = field(pod, "status");
+  std::string reason = text(status, "reason", text(status, "phase", "Unknown"));
+  for (const json& cs : items(status, "containerStatuses")) {
+    const json& state = field(cs, "state");
+    const json& waiting = field(state, "waiting");
+    const json& terminated = field(state, "terminated");
+    if (field(waiting, "reason").is_string()) {
+      reason = text(waiting, "reason");
+    } else if (terminated.is_object()) {
+      reason = field(terminated, "reason").is_string()
+                   ? text(terminated, "reason")
+                   : "ExitCode:" + std::to_string(count(terminated, "exitCode"));
     }
   }
-  if (pod["metadata"].contains("deletionTimestamp")) reason = "Terminating";
+  if (!field(field(pod, "metadata"), "deletionTimestamp").is_null()) reason = "Terminating";
   return reason;
 }
 
 std::vector<json> podRow(const json& pod, common::WallTime now) {
-  const json& status = pod.value("status", json::object());
-  int ready = 0, total = 0, restarts = 0;
-  for (const json& cs : status.value("containerStatuses", json::array())) {
-    if (cs.value("ready", false)) ++ready;
-    restarts += cs.value("restartCount", 0);
+  const json& status = field(pod, "status");
+  const json& spec = field(pod, "spec");
+  std::int64_t ready = 0, restarts = 0;
+  for (const json& cs : items(status, "containerStatuses")) {
+    if (flag(cs, "ready")) ++ready;
+    restarts += count(cs, "restartCount");
   }
-  total = static_cast<int>(pod["spec"].value("containers", json::array()).size());
-  return {pod["metadata"]["name"],
+  const auto total = static_cast<std::int64_t>(items(spec, "containers").size());
+  return {name(pod),
           std::to_string(ready) + "/" + std::to_string(total),
           podStatus(pod),
           std::to_string(restarts),
           age(pod, now),
-          status.value("podIP", "<none>"),
-          pod["spec"].value("nodeName", "<none>"),
+          text(status, "podIP", "<none>"),
+          text(spec, "nodeName", "<none>"),
           "<none>",
           "<none>"};
 }
 
-std::vector<json> jobRow(const json& job, common::WallTime now) {
-  const json& status = job.value("status", json::object());
-  std::string state = "Running";
-  for (const json& c : status.value("conditions", json::array())) {
-    if (c.value("status", "") != "True") continue;
-    const std::string type = c.value("type", "");
-    if (type == "Complete" || type == "Failed" || type == "Suspended") state = type;
-    if (type == "FailureTarget") state = "FailureTarget";
-  }
-  const json& spec = job.value("spec", json::object());
-  std::string completions =
-      std::to_string(status.value("succeeded", 0)) + "/" +
-      (spec.contains("completions") ? std::to_string(spec["completions"].get<int>()) : "1");
-  std::string duration;
-  if (status.contains("startTime")) {
-    common::Result<common::WallTime> start =
-        common::parseRfc3339(status["startTime"].get<std::string>());
-    common::WallTime end = now;
-    if (status.contains("completionTime")) {
-      common::Result<common::WallTime> done =
-          common::parseRfc3339(status["completionTime"].get<std::string>());
-      if (done.isOk()) end = *done;
-    }
-    if (start.isOk()) {
-      duration = humanDuration(std::chrono::duration_cast<std::chrono::seconds>(end - *start));
-    }
-  }
+/// The containers' names and images of a pod template, comma-separated, as the printers' wide
+/// columns show them.
+std::pair<std::string, std::string> containersAndImages(const json& podTemplate) {
   std::string containers, images;
-  for (const json& c : spec.value("template", json::object())
-                           .value("spec", json::object())
-                           .value("containers", json::array())) {
+  for (const json& c : items(field(podTemplate, "spec"), "containers")) {
     if (!containers.empty()) {
       containers += ",";
       images += ",";
     }
-    containers += c.value("name", "");
-    images += c.value("image", "");
+    containers += text(c, "name");
+    images += text(c, "image");
   }
-  return {job["metadata"]["name"],
-          state,
-          completions,
-          duration,
-          age(job, now),
+  return {containers, images};
+}
+
+/// A label selector as metav1.FormatLabelSelector writes it: requirements sorted by key
+/// ("app=web,tier in (edge,front)"), "<none>" when it selects everything.
+std::string formatSelector(const json& selector) {
+  std::vector<std::pair<std::string, std::string>> requirements;
+  const json& matchLabels = field(selector, "matchLabels");
+  if (matchLabels.is_object()) {
+    for (const auto& [key, value] : matchLabels.items()) {
+      requirements.emplace_back(key,
+                                key + "=" + (value.is_string() ? value.get<std::string>() : ""));
+    }
+  }
+  for (const json& e : items(selector, "matchExpressions")) {
+    const std::string key = text(e, "key");
+    const std::string op = text(e, "operator");
+    std::vector<std::string> values;
+    for (const json& v : items(e, "values")) {
+      if (v.is_string()) values.push_back(v.get<std::string>());
+    }
+    std::sort(values.begin(), values.end());
+    std::string list;
+    for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
+    if (op == "In") {
+      requirements.emplace_back(key, key + " in (" + list + ")");
+    } else if (op == "NotIn") {
+      requirements.emplace_back(key, key + " notin (" + list + ")");
+    } else if (op == "Exists") {
+      requirements.emplace_back(key, key);
+    } else if (op == "DoesNotExist") {
+      requirements.emplace_back(key, "!" + key);
+    }
+  }
+  std::stable_sort(requirements.begin(), requirements.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& r : requirements) out += (out.empty() ? "" : ",") + r.second;
+  return out.empty() ? "<none>" : out;
+}
+
+std::vector<json> jobRow(const json& job, common::WallTime now) {
+  const json& status = field(job, "status");
+  std::string state = "Running";
+  for (const json& c : items(status, "conditions")) {
+    if (text(c, "status") != "True") continue;
+    const std::string type = text(c, "type");
+    if (type == "Complete" || type == "Failed" || type == "Suspended") state = type;
+    if (type == "FailureTarget") state = "FailureTarget";
+  }
+  const json& spec = field(job, "spec");
+  const json& completionsField = field(spec, "completions");
+  const std::string completions =
+      std::to_string(count(status, "succeeded")) + "/" +
+      (completionsField.is_number_integer() ? std::to_string(completionsField.get<std::int64_t>())
+                                            : "1");
+  std::string duration;
+  if (common::Result<common::WallTime> start = common::parseRfc3339(text(status, "startTime"));
+      start.isOk()) {
+    common::WallTime end = now;
+    if (common::Result<common::WallTime> done =
+            common::parseRfc3339(text(status, "completionTime"));
+        done.isOk()) {
+      end = *done;
+    }
+    duration = humanDuration(std::chrono::duration_cast<std::chrono::seconds>(end - *start));
+  }
+  const auto [containers, images] = containersAndImages(field(spec, "template"));
+  return {name(job),     state,      completions, duration,
+          age(job, now), containers, images,      formatSelector(field(spec, "selector"))};
+}
+
+std::vector<json> deploymentRow(const json& deployment, common::WallTime now) {
+  const json& spec = field(deployment, "spec");
+  const json& status = field(deployment, "status");
+  const auto [containers, images] = containersAndImages(field(spec, "template"));
+  return {name(deployment),
+          std::to_string(count(status, "readyReplicas")) + "/" +
+              std::to_string(count(spec, "replicas", 1)),
+          count(status, "updatedReplicas"),
+          count(status, "availableReplicas"),
+          age(deployment, now),
           containers,
           images,
-          spec.value("selector", json::object()).dump()};
+          formatSelector(field(spec, "selector"))};
+}
+
+std::vector<json> replicaSetRow(const json& replicaSet, common::WallTime now) {
+  const json& spec = field(replicaSet, "spec");
+  const json& status = field(replicaSet, "status");
+  const auto [containers, images] = containersAndImages(field(spec, "template"));
+  return {name(replicaSet),
+          count(spec, "replicas", 1),
+          count(status, "replicas"),
+          count(status, "readyReplicas"),
+          age(replicaSet, now),
+          containers,
+          images,
+          formatSelector(field(spec, "selector"))};
 }
 
 std::vector<json> nodeRow(const json& node, common::WallTime now) {
-  std::string status = "Unknown";
-  for (const json& c : node.value("status", json::object()).value("conditions", json::array())) {
-    if (c.value("type", "") == "Ready")
-      status = c.value("status", "") == "True" ? "Ready" : "NotReady";
+  const json& status = field(node, "status");
+  std::string ready = "Unknown";
+  for (const json& c : items(status, "conditions")) {
+    if (text(c, "type") == "Ready") ready = text(c, "status") == "True" ? "Ready" : "NotReady";
   }
-  if (node.value("spec", json::object()).value("unschedulable", false))
-    status += ",SchedulingDisabled";
-  const json& info = node.value("status", json::object()).value("nodeInfo", json::object());
+  if (flag(field(node, "spec"), "unschedulable")) ready += ",SchedulingDisabled";
+  const json& info = field(status, "nodeInfo");
   std::string ip = "<none>";
-  for (const json& a : node.value("status", json::object()).value("addresses", json::array())) {
-    if (a.value("type", "") == "InternalIP") ip = a.value("address", "<none>");
+  for (const json& a : items(status, "addresses")) {
+    if (text(a, "type") == "InternalIP") ip = text(a, "address", "<none>");
   }
-  return {node["metadata"]["name"],
-          status,
+  return {name(node),
+          ready,
           "<none>",
           age(node, now),
-          info.value("kubeletVersion", ""),
+          text(info, "kubeletVersion"),
           ip,
           "<none>",
-          info.value("osImage", ""),
-          info.value("kernelVersion", ""),
-          info.value("containerRuntimeVersion", "")};
+          text(info, "osImage"),
+          text(info, "kernelVersion"),
+          text(info, "containerRuntimeVersion")};
 }
 
 std::vector<json> serviceRow(const json& svc, common::WallTime now) {
-  const json& spec = svc.value("spec", json::object());
+  const json& spec = field(svc, "spec");
   std::string ports;
-  for (const json& p : spec.value("ports", json::array())) {
+  for (const json& p : items(spec, "ports")) {
     if (!ports.empty()) ports += ",";
-    ports += std::to_string(p.value("port", 0)) + "/" + p.value("protocol", "TCP");
+    ports += std::to_string(count(p, "port")) + "/" + text(p, "protocol", "TCP");
   }
   if (ports.empty()) ports = "<none>";
-  return {svc["metadata"]["name"],
-          spec.value("type", "ClusterIP"),
-          spec.value("clusterIP", "<none>"),
+  return {name(svc),
+          text(spec, "type", "ClusterIP"),
+          text(spec, "clusterIP", "<none>"),
           "<none>",
           ports,
           age(svc, now)};
 }
 
 std::vector<json> eventRow(const json& event, common::WallTime now) {
-  const json& involved = event.value("involvedObject", json::object());
-  std::string kind = involved.value("kind", "");
+  const json& involved = field(event, "involvedObject");
+  std::string kind = text(involved, "kind");
   for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string lastSeen = "<unknown>";
-  const std::string ts = event.value("lastTimestamp", event.value("eventTime", ""));
+  const std::string ts = text(event, "lastTimestamp", text(event, "eventTime"));
   if (common::Result<common::WallTime> t = common::parseRfc3339(ts); t.isOk()) {
     lastSeen = humanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
   }
-  return {lastSeen, event.value("type", ""), event.value("reason", ""),
-          kind + "/" + involved.value("name", ""), event.value("message", "")};
+  return {lastSeen, text(event, "type"), text(event, "reason"), kind + "/" + text(involved, "name"),
+          text(event, "message")};
 }
 
 std::vector<json> namespaceRow(const json& ns, common::WallTime now) {
-  return {ns["metadata"]["name"], ns.value("status", json::object()).value("phase", ""),
-          age(ns, now)};
+  return {name(ns), text(field(ns, "status"), "phase"), age(ns, now)};
 }
 
 std::vector<json> configMapRow(const json& cm, common::WallTime now) {
+  const json& data = field(cm, "data");
+  const json& binaryData = field(cm, "binaryData");
   const std::size_t n =
-      cm.value("data", json::object()).size() + cm.value("binaryData", json::object()).size();
-  return {cm["metadata"]["name"], n, age(cm, now)};
+      (data.is_object() ? data.size() : 0) + (binaryData.is_object() ? binaryData.size() : 0);
+  return {name(cm), n, age(cm, now)};
 }
 
 std::vector<json> leaseRow(const json& lease, common::WallTime now) {
-  return {lease["metadata"]["name"],
-          lease.value("spec", json::object()).value("holderIdentity", ""), age(lease, now)};
+  return {name(lease), text(field(lease, "spec"), "holderIdentity"), age(lease, now)};
 }
 
 std::vector<json> defaultRow(const json& object, common::WallTime) {
-  return {object["metadata"]["name"], object["metadata"].value("creationTimestamp", "")};
+  return {name(object), text(field(object, "metadata"), "creationTimestamp")};
 }
 
 }  // namespace
@@ -248,6 +352,16 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
                {"Duration", "string", 0}, {"Age", "string", 0},     {"Containers", "string", 1},
                {"Images", "string", 1},   {"Selector", "string", 1}};
     row = jobRow;
+  } else if (key == "apps/deployments") {
+    columns = {{"Name", "string", 0},       {"Ready", "string", 0},   {"Up-to-date", "integer", 0},
+               {"Available", "integer", 0}, {"Age", "string", 0},     {"Containers", "string", 1},
+               {"Images", "string", 1},     {"Selector", "string", 1}};
+    row = deploymentRow;
+  } else if (key == "apps/replicasets") {
+    columns = {{"Name", "string", 0},   {"Desired", "integer", 0}, {"Current", "integer", 0},
+               {"Ready", "integer", 0}, {"Age", "string", 0},      {"Containers", "string", 1},
+               {"Images", "string", 1}, {"Selector", "string", 1}};
+    row = replicaSetRow;
   } else if (key == "/nodes") {
     columns = {{"Name", "string", 0},           {"Status", "string", 0},
                {"Roles", "string", 0},          {"Age", "string", 0},
@@ -288,7 +402,7 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
     } else if (includeObject == "Metadata") {
       r["object"] = {{"kind", "PartialObjectMetadata"},
                      {"apiVersion", "meta.k8s.io/v1"},
-                     {"metadata", object["metadata"]}};
+                     {"metadata", field(object, "metadata")}};
     }
     rows.push_back(r);
   }

@@ -50,6 +50,12 @@ TEST(Table, BuiltinColumnDefinitions) {
       {"/api/v1/namespaces", {"Name:string:0", "Status:string:0", "Age:string:0"}},
       {"/api/v1/namespaces/default/configmaps",
        {"Name:string:0", "Data:integer:0", "Age:string:0"}},
+      {"/apis/apps/v1/namespaces/default/deployments",
+       {"Name:string:0", "Ready:string:0", "Up-to-date:integer:0", "Available:integer:0",
+        "Age:string:0", "Containers:string:1", "Images:string:1", "Selector:string:1"}},
+      {"/apis/apps/v1/namespaces/default/replicasets",
+       {"Name:string:0", "Desired:integer:0", "Current:integer:0", "Ready:integer:0",
+        "Age:string:0", "Containers:string:1", "Images:string:1", "Selector:string:1"}},
   };
   Harness h;
   for (const Case& c : cases) {
@@ -107,6 +113,88 @@ TEST(Table, NodeRow) {
   ASSERT_EQ(cells.size(), 10u) << cells;
   EXPECT_EQ(cells[1], "Ready");
   EXPECT_EQ(cells[4].get<std::string>().rfind("v1.", 0), 0u) << cells;
+}
+
+// Verifies the rows of a rolled-out Deployment and its ReplicaSet as kube-apiserver prints them:
+// counts as integers, the selector in label-selector syntax.
+TEST(Table, DeploymentAndReplicaSetRows) {
+  Harness h;
+  json deployment = {{"apiVersion", "apps/v1"},
+                     {"kind", "Deployment"},
+                     {"metadata", {{"name", "web"}}},
+                     {"spec",
+                      {{"replicas", 2},
+                       {"selector",
+                        {{"matchLabels", {{"app", "web"}}},
+                         {"matchExpressions",
+                          {{{"key", "tier"}, {"operator", "In"}, {"values", {"front", "edge"}}}}}}},
+                       {"template",
+                        {{"metadata", {{"labels", {{"app", "web"}, {"tier", "front"}}}}},
+                         {"spec", commandPod("unused", "sleep 600")["spec"]}}}}}};
+  deployment["spec"]["template"]["spec"].erase("restartPolicy");
+  ASSERT_EQ(h.post("/apis/apps/v1/namespaces/default/deployments", deployment).status, 201);
+  json row;
+  ASSERT_TRUE(Harness::eventually([&] {
+    json table = getTable(h, "/apis/apps/v1/namespaces/default/deployments/web");
+    row = table["rows"][0]["cells"];
+    return row[2] == 2 && row[3] == 2;
+  })) << row;
+  ASSERT_EQ(row.size(), 8u);
+  EXPECT_EQ(row[0], "web");
+  EXPECT_EQ(row[1], "2/2");
+  EXPECT_EQ(row[5], "main");
+  EXPECT_EQ(row[6], "busybox");
+  EXPECT_EQ(row[7], "app=web,tier in (edge,front)");
+
+  json table = getTable(h, "/apis/apps/v1/namespaces/default/replicasets");
+  ASSERT_EQ(table["rows"].size(), 1u);
+  row = table["rows"][0]["cells"];
+  ASSERT_EQ(row.size(), 8u);
+  const std::string name = row[0];
+  const std::string hash = name.substr(std::string("web-").size());
+  EXPECT_EQ(name.rfind("web-", 0), 0u) << name;
+  EXPECT_EQ(row[1], 2);
+  EXPECT_EQ(row[2], 2);
+  EXPECT_EQ(row[3], 2);
+  EXPECT_EQ(row[5], "main");
+  EXPECT_EQ(row[6], "busybox");
+  EXPECT_EQ(row[7], "app=web,pod-template-hash=" + hash + ",tier in (edge,front)");
+}
+
+// Verifies that fields sent as JSON null read as absent: client-go writes an Event's unset
+// eventTime, series and related as null.
+TEST(Table, NullFieldsReadAsAbsent) {
+  Harness h;
+  const json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", "e"}}},
+      {"involvedObject", {{"kind", "Pod"}, {"name", "p"}, {"namespace", "default"}}},
+      {"reason", "Tested"},
+      {"message", "null fields"},
+      {"type", "Normal"},
+      {"source", {{"component", "test"}}},
+      {"firstTimestamp", nullptr},
+      {"lastTimestamp", nullptr},
+      {"eventTime", nullptr},
+      {"series", nullptr},
+      {"related", nullptr},
+      {"count", 1}};
+  ASSERT_EQ(h.post("/api/v1/namespaces/default/events", event).status, 201);
+  json table = getTable(h, "/api/v1/namespaces/default/events");
+  ASSERT_EQ(table["rows"].size(), 1u) << table;
+  EXPECT_EQ(table["rows"][0]["cells"],
+            json({"<unknown>", "Normal", "Tested", "pod/p", "null fields"}));
+
+  ASSERT_EQ(h.post("/api/v1/namespaces/default/configmaps", {{"apiVersion", "v1"},
+                                                             {"kind", "ConfigMap"},
+                                                             {"metadata", {{"name", "c"}}},
+                                                             {"data", nullptr},
+                                                             {"binaryData", nullptr}})
+                .status,
+            201);
+  json configMaps = getTable(h, "/api/v1/namespaces/default/configmaps/c");
+  EXPECT_EQ(configMaps["rows"][0]["cells"][1], 0);
 }
 
 }  // namespace

@@ -119,6 +119,27 @@ check "job template kept" '"command":["echo","done"]' \
 check "create deployment" "deployment.apps/web created" \
   k create deployment web -n team-a --image=nginx --replicas=0
 check "deployment replicas zero kept" "0" k get deploy web -n team-a -o jsonpath='{.spec.replicas}'
+# The Deployment and ReplicaSet controllers, as kubectl rollout and the server's Tables show them.
+check "create running deployment" "deployment.apps/rolled created" \
+  k create deployment rolled -n team-a --image=busybox --replicas=2 -- sleep 300
+check "rollout status" 'deployment "rolled" successfully rolled out' \
+  k rollout status deployment/rolled -n team-a --timeout=20s
+check "get deploy wide" "READY   UP-TO-DATE   AVAILABLE   AGE   CONTAINERS   IMAGES    SELECTOR" \
+  k get deploy rolled -n team-a -o wide
+check "deploy row" "2/2     2            2" k get deploy rolled -n team-a
+check "deploy selector" "busybox      busybox   app=rolled" k get deploy rolled -n team-a -o wide
+check "get rs" "DESIRED   CURRENT   READY" k get rs -n team-a -l app=rolled
+check "rs row" "2         2         2" k get rs -n team-a -l app=rolled
+check "set image" "deployment.apps/rolled image updated" \
+  k set image deployment/rolled -n team-a busybox=busybox:1.36
+check "rollout status after update" 'deployment "rolled" successfully rolled out' \
+  k rollout status deployment/rolled -n team-a --timeout=20s
+check "rollout history" "2         <none>" k rollout history deployment/rolled -n team-a
+wait_for "old rs scaled down" "0         0         0" k get rs -n team-a -l app=rolled
+check "scaling events" "Scaled down replica set rolled-" k events -n team-a --for deployment/rolled
+check "delete deployment" 'deployment.apps "rolled" deleted' \
+  k delete deployment rolled -n team-a --cascade=foreground --timeout=20s
+wait_for "replicasets collected" "No resources found" k get rs -n team-a -l app=rolled
 check "create token" "eyJhbGciOiJSUzI1NiIs" k create token robot -n team-a
 check "auth can-i" "yes" k auth can-i get pods
 check "auth whoami" "kubesim-admin" k auth whoami

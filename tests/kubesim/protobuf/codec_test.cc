@@ -67,18 +67,20 @@ std::vector<RoundTripCase> roundTripCases() {
       {"Deployment",
        json::parse(
            R"json({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"web"}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":0}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"main","image":"busybox","command":["sh","-c","echo $(X)"],"env":[{"name":"X","value":"1"},{"name":"Y","valueFrom":{"configMapKeyRef":{"name":"settings","key":"y"}}}],"ports":[{"containerPort":8080,"protocol":"TCP"}],"resources":{"limits":{"cpu":"500m","nvidia.com/gpu":"1"},"requests":{"memory":"1Gi"}},"readinessProbe":{"httpGet":{"path":"/healthz","port":"http"},"periodSeconds":5},"livenessProbe":{"tcpSocket":{"port":8080}},"securityContext":{"allowPrivilegeEscalation":false,"runAsNonRoot":true,"capabilities":{"drop":["ALL"]}},"terminationMessagePath":"/dev/termination-log","imagePullPolicy":"IfNotPresent"}],"restartPolicy":"Never","terminationGracePeriodSeconds":0,"nodeSelector":{"kubernetes.io/os":"linux"},"tolerations":[{"key":"dedicated","operator":"Equal","value":"gpu","effect":"NoExecute","tolerationSeconds":30}],"volumes":[{"name":"cache","emptyDir":{"sizeLimit":"1Gi"}},{"name":"cfg","configMap":{"name":"settings","defaultMode":420}}]}}}})json")},
+      {"ReplicaSet",
+       json::parse(
+           R"json({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-5d8f7c9b4","namespace":"team-a","labels":{"app":"web","pod-template-hash":"5d8f7c9b4"},"annotations":{"deployment.kubernetes.io/revision":"2"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1","controller":true,"blockOwnerDeletion":true}]},"spec":{"replicas":0,"minReadySeconds":5,"selector":{"matchLabels":{"app":"web","pod-template-hash":"5d8f7c9b4"}},"template":{"metadata":{"labels":{"app":"web","pod-template-hash":"5d8f7c9b4"}},"spec":{"containers":[{"name":"main","image":"busybox","args":["--verbose"]}]}}},"status":{"replicas":0,"fullyLabeledReplicas":1,"readyReplicas":1,"availableReplicas":1,"observedGeneration":2,"conditions":[{"type":"ReplicaFailure","status":"True","lastTransitionTime":"2026-11-22T07:16:00Z","reason":"FailedCreate","message":"quota"}]}})json")},
       {"Lease",
        json::parse(
            R"json({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"leader"},"spec":{"holderIdentity":"a","leaseDurationSeconds":15,"leaseTransitions":0,"renewTime":"2026-11-22T07:16:00.500000Z"}})json")},
       {"NetworkPolicy",
        json::parse(
            R"json({"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"deny"},"spec":{"podSelector":{"matchExpressions":[{"key":"tier","operator":"In","values":["db"]}]},"ingress":[{"ports":[{"port":5432,"endPort":5440,"protocol":"TCP"}]}],"policyTypes":["Ingress"]}})json")},
-      {"ClusterRoleBinding", json::
-                                 parse(
-                                     R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"r"},"subjects":[{"kind":"ServiceAccount","name":"robot","namespace":"team-a"}]})json")},
-      {"ClusterRole",
+      {"ClusterRoleBinding",
        json::parse(
-           R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods","pods/log"],"verbs":["get"]}],"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"aggregate":"true"}}]}})json")},
+           R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"r"},"subjects":[{"kind":"ServiceAccount","name":"robot","namespace":"team-a"}]})json")},
+      {"ClusterRole", json::
+                          parse(R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods","pods/log"],"verbs":["get"]}],"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"aggregate":"true"}}]}})json")},
       {"TokenReview",
        json::parse(
            R"json({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"t"},"status":{"authenticated":true,"user":{"username":"system:serviceaccount:team-a:robot","uid":"u","groups":["system:serviceaccounts"],"extra":{"authentication.kubernetes.io/credential-id":["JTI=1"]}},"audiences":["https://kubernetes.default.svc.cluster.local"]}})json")},
@@ -92,14 +94,14 @@ std::vector<RoundTripCase> roundTripCases() {
        json::parse(
            R"json({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"","resources":{"requests":{"storage":"10Gi"}}}})json")},
       {"Node",
-       json::
-           parse(R"json({"apiVersion":"v1","kind":"Node","metadata":{"name":"a100-1"},"spec":{"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"64","nvidia.com/gpu":"4"},"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"nodeInfo":{"kubeletVersion":"v1.32.0"}}})json")},
+       json::parse(
+           R"json({"apiVersion":"v1","kind":"Node","metadata":{"name":"a100-1"},"spec":{"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"64","nvidia.com/gpu":"4"},"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"nodeInfo":{"kubeletVersion":"v1.32.0"}}})json")},
       {"ValidatingAdmissionPolicy",
        json::parse(
            R"json({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"p"},"spec":{"failurePolicy":"Fail","matchConstraints":{"resourceRules":[{"apiGroups":["batch"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["jobs"]}]},"validations":[{"expression":"object.spec.parallelism <= 4"}]}})json")},
       {"CustomResourceDefinition",
-       json::
-           parse(R"json({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"size":{"type":"integer","minimum":1,"default":3},"tags":{"type":"array","items":{"type":"string"}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"closed":{"type":"object","additionalProperties":false},"color":{"type":"string","enum":["red","blue"]}}}}}}}]},"status":{"acceptedNames":{"plural":"widgets","kind":"Widget"},"storedVersions":["v1"]}})json")},
+       json::parse(
+           R"json({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"size":{"type":"integer","minimum":1,"default":3},"tags":{"type":"array","items":{"type":"string"}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"closed":{"type":"object","additionalProperties":false},"color":{"type":"string","enum":["red","blue"]}}}}}}}]},"status":{"acceptedNames":{"plural":"widgets","kind":"Widget"},"storedVersions":["v1"]}})json")},
       {"PodList",
        json::parse(
            R"json({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"7","continue":"abc","remainingItemCount":0},"items":[{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}}]})json")},
