@@ -395,16 +395,19 @@ TEST_F(DeploymentControllerTest, RecreateWaitsForOldPodsToTerminate) {
   json d;
   Harness::eventually([&] {
     d = get("re");
+    // New pods first, then old ones: new pods stay and old ones do not come back, so old pods
+    // read after new ones existed really overlapped them (the other order would race).
+    bool newPods = false;
+    for (const json& rs : replicaSetsOf(d)) {
+      if (rs["metadata"]["uid"] != oldSet["metadata"]["uid"] && !podsOf(rs).empty()) {
+        newPods = true;
+      }
+    }
     const std::vector<json> oldPods = podsOf(oldSet);
     for (const json& p : oldPods) {
       if (p["metadata"].contains("deletionTimestamp")) sawTerminating = true;
     }
-    for (const json& rs : replicaSetsOf(d)) {
-      if (rs["metadata"]["uid"] != oldSet["metadata"]["uid"] && !podsOf(rs).empty() &&
-          !oldPods.empty()) {
-        overlapped = true;
-      }
-    }
+    if (newPods && !oldPods.empty()) overlapped = true;
     return rolledOut(d);
   });
   ASSERT_TRUE(rolledOut(d)) << d.dump();

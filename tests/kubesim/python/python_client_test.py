@@ -368,6 +368,10 @@ class Writes(unittest.TestCase):
     def test_pod_graceful_delete(self):
         self.v1.create_namespaced_pod(NAMESPACE, shell_pod("graceful", "sleep 30"),
                                       _request_timeout=REQUEST_TIMEOUT)
+        # The API server deletes a pod that no node runs yet at once, without a grace period.
+        wait_until(lambda: self.v1.read_namespaced_pod(
+            "graceful", NAMESPACE, _request_timeout=REQUEST_TIMEOUT).status.phase == "Running",
+                   "the pod to run")
         answer, status = raw_call("DELETE", f"/api/v1/namespaces/{NAMESPACE}/pods/graceful")
         # A pod's delete answers the pod, marked with the grace period it was given.
         self.assertEqual((status, answer["kind"]), (200, "Pod"))
