@@ -1,14 +1,13 @@
 #include "hetbench/energy/health.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "nvml_library.h"
+#include "periodic_sampler.h"
 
 namespace hetbench::energy {
 namespace {
@@ -74,26 +73,20 @@ class NvmlHealthMonitor final : public HealthMonitor {
       : nvml_(std::move(nvml)),
         devices_(std::move(devices)),
         events_(events),
-        clock_(std::move(clock)),
-        period_(period),
-        lastSample_(clock_()) {
+        clock_(std::move(clock)) {
     for (Watched& device : devices_) readEcc(device, true);
-    sampler_ = std::thread([this] { run(); });
+    sampler_.emplace(mutex_, clock_, period, clock_(),
+                     [this](TimePoint, double seconds) { sample(seconds); });
   }
 
   ~NvmlHealthMonitor() override {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    sampler_.join();
+    sampler_.reset();
     if (events_ != nullptr) nvml_->eventSetFree(events_);
   }
 
   std::vector<DeviceWindow> take() override {
     std::lock_guard lock(mutex_);
-    sampleLocked(clock_());
+    sampler_->sampleLocked(clock_());
     drainXids();
     std::vector<DeviceWindow> windows;
     windows.reserve(devices_.size());
@@ -131,19 +124,6 @@ class NvmlHealthMonitor final : public HealthMonitor {
   }
 
  private:
-  void run() {
-    std::unique_lock lock(mutex_);
-    while (!stopping_) {
-      const auto now = clock_();
-      const auto due = lastSample_ + period_;
-      if (now >= due) {
-        sampleLocked(now);
-        continue;
-      }
-      wake_.wait_for(lock, due - now, [this] { return stopping_; });
-    }
-  }
-
   /// Whether a reading went through; notes an unsupported reading, and the window's first
   /// failure.
   bool succeeded(nvmlReturn_t result, Support& support, Watched& device, const char* call) {
@@ -165,9 +145,9 @@ class NvmlHealthMonitor final : public HealthMonitor {
     return function != nullptr && support != Support::kUnsupported;
   }
 
-  void sampleLocked(TimePoint now) {
-    const double seconds = std::chrono::duration<double>(now - lastSample_).count();
-    lastSample_ = now;
+  /// Reads every GPU's clock, clock reasons and temperature, each standing for the `seconds`
+  /// since the last sample. Called with the mutex held.
+  void sample(double seconds) {
     for (Watched& device : devices_) {
       ++device.samples;
       unsigned int mhz = 0;
@@ -258,12 +238,9 @@ class NvmlHealthMonitor final : public HealthMonitor {
   std::vector<Watched> devices_;
   nvmlEventSet_t events_;
   Clock clock_;
-  std::chrono::milliseconds period_;
   std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  TimePoint lastSample_;
-  std::thread sampler_;
+  // Last, destroyed first: its thread ends before what it samples goes.
+  std::optional<PeriodicSampler> sampler_;
 };
 
 /// An event set with every device that takes Xid events registered, or null when none does

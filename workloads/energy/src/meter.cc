@@ -1,14 +1,14 @@
 #include "hetbench/energy/meter.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "nvml_library.h"
+#include "periodic_sampler.h"
 
 namespace hetbench::energy {
 namespace {
@@ -37,11 +37,7 @@ class NvmlMeter final : public Meter {
  public:
   NvmlMeter(std::unique_ptr<NvmlLibrary> nvml, std::vector<Device> devices, Clock clock,
             std::chrono::milliseconds period, std::chrono::steady_clock::time_point opened)
-      : nvml_(std::move(nvml)),
-        devices_(std::move(devices)),
-        clock_(std::move(clock)),
-        period_(period),
-        lastSample_(opened) {
+      : nvml_(std::move(nvml)), devices_(std::move(devices)), clock_(std::move(clock)) {
     const auto sampled = std::count_if(devices_.begin(), devices_.end(),
                                        [](const Device& device) { return !device.counter; });
     if (sampled == 0) {
@@ -51,21 +47,15 @@ class NvmlMeter final : public Meter {
     } else {
       method_ = "energy counter and power sampling";
     }
-    if (sampled > 0) sampler_ = std::thread([this] { run(); });
-  }
-
-  ~NvmlMeter() override {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
+    if (sampled > 0) {
+      sampler_.emplace(mutex_, clock_, period, opened,
+                       [this](PeriodicSampler::TimePoint, double seconds) { sample(seconds); });
     }
-    wake_.notify_all();
-    if (sampler_.joinable()) sampler_.join();
   }
 
   double joules() override {
     std::lock_guard lock(mutex_);
-    if (sampler_.joinable()) sampleLocked(clock_());
+    if (sampler_) sampler_->sampleLocked(clock_());
     double total = 0;
     for (const Device& device : devices_) {
       if (!device.counter) {
@@ -99,24 +89,9 @@ class NvmlMeter final : public Meter {
   std::string method() const override { return method_; }
 
  private:
-  /// Samples when a period has passed on the meter's clock. The wait is on the condition
-  /// variable, so that the destructor ends it at once.
-  void run() {
-    std::unique_lock lock(mutex_);
-    while (!stopping_) {
-      const auto now = clock_();
-      const auto due = lastSample_ + period_;
-      if (now >= due) {
-        sampleLocked(now);
-        continue;
-      }
-      wake_.wait_for(lock, due - now, [this] { return stopping_; });
-    }
-  }
-
-  /// Reads every sampled device's power at `now` and adds the trapezoid since the last sample.
-  void sampleLocked(std::chrono::steady_clock::time_point now) {
-    const double seconds = std::chrono::duration<double>(now - lastSample_).count();
+  /// Reads every sampled device's power and adds the trapezoid of the `seconds` since the last
+  /// sample. Called with the mutex held.
+  void sample(double seconds) {
     for (Device& device : devices_) {
       if (device.counter || !device.error.empty()) continue;
       unsigned int milliwatts = 0;
@@ -129,20 +104,17 @@ class NvmlMeter final : public Meter {
       device.sampledJoules += (device.lastWatts + watts) / 2 * seconds;
       device.lastWatts = watts;
     }
-    lastSample_ = now;
   }
 
   // Declared first, destroyed last: NVML outlives the sampler thread.
   std::unique_ptr<NvmlLibrary> nvml_;
   std::vector<Device> devices_;
   Clock clock_;
-  std::chrono::milliseconds period_;
   std::string method_;
   std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::chrono::steady_clock::time_point lastSample_;
-  std::thread sampler_;
+  // Last, destroyed first: its thread ends before what it samples goes. Only for GPUs without an
+  // energy counter.
+  std::optional<PeriodicSampler> sampler_;
 };
 
 OpenResult unavailable(std::string_view why) {
