@@ -1,11 +1,10 @@
 #include "hetbench/controller/endpoint_auth.h"
 
-#include <openssl/evp.h>
-
 #include <nlohmann/json.hpp>
 
 #include "hetbench/common/go_text.h"
 #include "hetbench/common/json_fields.h"
+#include "hetbench/http/openssl_util.h"
 
 namespace hetbench::controller {
 namespace {
@@ -19,20 +18,6 @@ const kube::GroupVersionResource kSubjectAccessReviews{"authorization.k8s.io", "
 
 /// The group every authenticated user is in, which kube-apiserver adds to a certificate's.
 constexpr const char* kAuthenticatedGroup = "system:authenticated";
-
-/// The SHA-256 of `text` in hex: caches are keyed by it, so they hold no tokens.
-std::string sha256(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
-}
 
 std::string bearerToken(const http::Request& request) {
   const std::string header = request.header("authorization");
@@ -133,7 +118,8 @@ common::Result<json> DelegatingAuthorizer::review(const kube::GroupVersionResour
 }
 
 AuthDecision DelegatingAuthorizer::reviewToken(const std::string& token) {
-  const std::string key = sha256(token);
+  // Keyed by the token's hash, so that the cache holds no tokens.
+  const std::string key = http::ossl::sha256Hex(token);
   if (std::optional<AuthDecision> known = recall(tokens_, key)) return *known;
   json spec = {{"token", token}};
   if (!options_.audiences.empty()) spec["audiences"] = options_.audiences;
@@ -168,7 +154,8 @@ AuthDecision DelegatingAuthorizer::reviewAccess(const Identity& identity,
     if (!attributes.subresource.empty()) resource["subresource"] = attributes.subresource;
     spec["resourceAttributes"] = resource;
   }
-  const std::string key = sha256(spec.dump(-1, ' ', false, json::error_handler_t::replace));
+  const std::string key =
+      http::ossl::sha256Hex(spec.dump(-1, ' ', false, json::error_handler_t::replace));
   std::optional<AuthDecision> out = recall(access_, key);
   if (!out) {
     common::Result<json> status = review(kSubjectAccessReviews, "SubjectAccessReview", spec);

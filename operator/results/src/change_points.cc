@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "hetbench/results/noise.h"
+
 namespace hetbench::results {
 namespace {
 
@@ -50,22 +52,6 @@ std::size_t bestSplit(std::span<const double> segment, std::size_t minSegment) {
   return best;
 }
 
-/// The median of `values` and 1.4826 times their median absolute deviation.
-std::pair<double, double> robustLevel(std::span<const double> values) {
-  const auto medianOf = [](std::vector<double> v) {
-    const std::size_t middle = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(middle), v.end());
-    if (v.size() % 2 == 1) return v[middle];
-    return (v[middle] +
-            *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(middle))) /
-           2;
-  };
-  const double median = medianOf({values.begin(), values.end()});
-  std::vector<double> deviations;
-  for (const double v : values) deviations.push_back(std::abs(v - median));
-  return {median, 1.4826 * medianOf(std::move(deviations))};
-}
-
 /// Candidate splits of [begin, end) of the window, by binary segmentation on the divergence alone,
 /// down to segments too short to split.
 void candidateSplits(std::span<const double> window, std::size_t begin, std::size_t end,
@@ -86,10 +72,10 @@ ChangePoint judge(std::span<const double> left, std::span<const double> right, s
   point.after = meanOf(right);
   point.magnitude = point.before != 0 ? point.after / point.before - 1 : 0;
   point.pValue = mannWhitneyPValue(left, right);
-  const auto [leftMedian, leftScale] = robustLevel(left);
-  const auto [rightMedian, rightScale] = robustLevel(right);
-  const double noise = std::sqrt((leftScale * leftScale + rightScale * rightScale) / 2);
-  const double effect = noise > 0 ? std::abs(rightMedian - leftMedian) / noise : INFINITY;
+  const NoiseModel before = noiseOf(left);
+  const NoiseModel after = noiseOf(right);
+  const double noise = std::sqrt((before.scale * before.scale + after.scale * after.scale) / 2);
+  const double effect = noise > 0 ? std::abs(after.median - before.median) / noise : INFINITY;
   significant = point.pValue <= options.maxPValue &&
                 std::abs(point.magnitude) >= options.minMagnitude && effect >= options.minEffect;
   return point;

@@ -149,4 +149,26 @@ ResourceType builtinType(const Api& api, const std::string& group, const std::st
   return *type;
 }
 
+std::vector<ObjectKey> controllersOf(const WatchEvent& event, const std::string& kind,
+                                     const std::string& storageKey) {
+  std::vector<ObjectKey> keys;
+  for (const nlohmann::json& ref :
+       event.object["metadata"].value("ownerReferences", nlohmann::json::array())) {
+    if (ref.value("kind", "") == kind && ref.value("controller", false)) {
+      keys.push_back({storageKey, event.namespace_, ref.value("name", "")});
+    }
+  }
+  return keys;
+}
+
+nlohmann::json controllerReference(const std::string& apiVersion, const std::string& kind,
+                                   const std::string& name, const std::string& uid) {
+  return {{"apiVersion", apiVersion},
+          {"kind", kind},
+          {"name", name},
+          {"uid", uid},
+          {"controller", true},
+          {"blockOwnerDeletion", true}};
+}
+
 }  // namespace hetbench::kubesim

@@ -76,6 +76,16 @@ class Controller {
 bool updateObject(Api& api, const ResourceType& type, const std::string& ns,
                   const std::string& name, const std::function<bool(nlohmann::json&)>& change);
 
+/// The keys (in `storageKey`) of the objects of `kind` that control the changed object, from
+/// its controller owner references: a Watch mapper for a controller's dependents.
+std::vector<ObjectKey> controllersOf(const WatchEvent& event, const std::string& kind,
+                                     const std::string& storageKey);
+
+/// The owner reference a controller puts on what it creates (metav1.NewControllerRef):
+/// controller and blockOwnerDeletion true.
+nlohmann::json controllerReference(const std::string& apiVersion, const std::string& kind,
+                                   const std::string& name, const std::string& uid);
+
 /// Removes a finalizer from an object's metadata; false when it was not there.
 bool removeFinalizer(nlohmann::json& object, const std::string& finalizer);
 bool hasFinalizer(const nlohmann::json& object, const std::string& finalizer);

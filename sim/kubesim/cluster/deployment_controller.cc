@@ -33,18 +33,6 @@ bool isControlledBy(const json& object, const std::string& uid) {
   return false;
 }
 
-/// The keys of the objects of `kind` in `storageKey` that control the changed object.
-std::vector<ObjectKey> controllersOf(const WatchEvent& e, const std::string& kind,
-                                     const std::string& storageKey) {
-  std::vector<ObjectKey> keys;
-  for (const json& ref : e.object["metadata"].value("ownerReferences", json::array())) {
-    if (ref.value("kind", "") == kind && ref.value("controller", false)) {
-      keys.push_back({storageKey, e.namespace_, ref.value("name", "")});
-    }
-  }
-  return keys;
-}
-
 bool isTerminating(const json& object) { return object["metadata"].contains("deletionTimestamp"); }
 
 /// A pod the ReplicaSet counts: neither finished nor being deleted.
@@ -303,12 +291,8 @@ std::optional<std::chrono::milliseconds> ReplicaSetController::reconcile(const O
       pod["metadata"] = podTemplate.value("metadata", json::object());
       pod["spec"] = podTemplate.value("spec", json::object());
       pod["metadata"]["generateName"] = key.name + "-";
-      pod["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
-                                             {"kind", "ReplicaSet"},
-                                             {"name", key.name},
-                                             {"uid", uid},
-                                             {"controller", true},
-                                             {"blockOwnerDeletion", true}}};
+      pod["metadata"]["ownerReferences"] =
+          json::array({controllerReference("apps/v1", "ReplicaSet", key.name, uid)});
       ApiResult<WriteResult> created = api_.create(podType, key.ns, pod, WriteOptions{});
       if (!created.isOk()) {
         record(replicaSet, events::kWarning, events::kFailedCreate,
@@ -429,13 +413,8 @@ std::optional<json> DeploymentController::createReplicaSet(const json& deploymen
       {"annotations",
        {{kDesiredReplicas, std::to_string(desired)},
         {kMaxReplicas, std::to_string(desired + maxSurge)}}},
-      {"ownerReferences",
-       {{{"apiVersion", "apps/v1"},
-         {"kind", "Deployment"},
-         {"name", name},
-         {"uid", metadata.value("uid", "")},
-         {"controller", true},
-         {"blockOwnerDeletion", true}}}}};
+      {"ownerReferences", json::array({controllerReference("apps/v1", "Deployment", name,
+                                                           metadata.value("uid", ""))})}};
   rs["metadata"]["labels"][kTemplateHashLabel] = hash;
   setNewReplicaSetAnnotations(deployment, rs, revision);
   rs["spec"] = {{"replicas", replicas},

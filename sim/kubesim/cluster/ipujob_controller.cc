@@ -87,15 +87,6 @@ std::string failureMessage(const std::string& podName, int exitCode) {
          (exitCode >= 0 ? " with exit code " + std::to_string(exitCode) : std::string());
 }
 
-json ownerReference(const ResourceType& jobType, const std::string& name, const std::string& uid) {
-  return json::array({{{"apiVersion", jobType.apiVersion()},
-                       {"kind", "IPUJob"},
-                       {"name", name},
-                       {"uid", uid},
-                       {"controller", true},
-                       {"blockOwnerDeletion", true}}});
-}
-
 void addEnv(json& container, const json& vars) {
   json& env = container["env"];
   if (!env.is_array()) env = json::array();
@@ -255,7 +246,8 @@ std::optional<std::chrono::milliseconds> IpuJobController::reconcile(const Objec
       meta["labels"][kIpuJobNameLabel] = key.name;
       meta["labels"][kIpuJobRoleLabel] = "worker";
       meta["labels"][kIpuJobIndexLabel] = std::to_string(i);
-      meta["ownerReferences"] = ownerReference(*jobType, key.name, uid);
+      meta["ownerReferences"] =
+          json::array({controllerReference(jobType->apiVersion(), "IPUJob", key.name, uid)});
       json& podSpec = pod["spec"];
       // Graphcore's examples all say Never; a pod's own default (Always) would never finish.
       if (!podSpec["restartPolicy"].is_string()) podSpec["restartPolicy"] = "Never";
@@ -294,13 +286,15 @@ std::optional<std::chrono::milliseconds> IpuJobController::reconcile(const Objec
       addEnv(container, {{"IPUJOB_NAME", key.name},
                          {"IPUJOB_INSTANCES", std::to_string(instances)},
                          {"IPUJOB_WORKERS", workers}});
-      json pod = {{"apiVersion", "v1"},
-                  {"kind", "Pod"},
-                  {"metadata",
-                   {{"name", launcherName},
-                    {"labels", {{kIpuJobNameLabel, key.name}, {kIpuJobRoleLabel, "launcher"}}},
-                    {"ownerReferences", ownerReference(*jobType, key.name, uid)}}},
-                  {"spec", {{"restartPolicy", "Never"}, {"containers", json::array({container})}}}};
+      json pod = {
+          {"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", launcherName},
+            {"labels", {{kIpuJobNameLabel, key.name}, {kIpuJobRoleLabel, "launcher"}}},
+            {"ownerReferences",
+             json::array({controllerReference(jobType->apiVersion(), "IPUJob", key.name, uid)})}}},
+          {"spec", {{"restartPolicy", "Never"}, {"containers", json::array({container})}}}};
       (void)api_.create(podType, key.ns, pod, WriteOptions{});
     }
   }

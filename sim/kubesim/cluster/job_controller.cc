@@ -149,15 +149,7 @@ std::set<long long> parseIndexes(const std::string& text) {
 JobController::JobController(Api& api, EventRecorder& events, std::chrono::milliseconds podBackoff)
     : Controller(api, "job"), events_(events), podBackoff_(podBackoff) {
   watch("batch/jobs");
-  watch("/pods", [](const WatchEvent& e) {
-    std::vector<ObjectKey> keys;
-    for (const json& ref : e.object["metadata"].value("ownerReferences", json::array())) {
-      if (ref.value("kind", "") == "Job" && ref.value("controller", false)) {
-        keys.push_back({"batch/jobs", e.namespace_, ref.value("name", "")});
-      }
-    }
-    return keys;
-  });
+  watch("/pods", [](const WatchEvent& e) { return controllersOf(e, "Job", "batch/jobs"); });
 }
 
 void JobController::record(const json& job, std::string_view type, std::string_view reason,
@@ -409,12 +401,8 @@ std::optional<std::chrono::milliseconds> JobController::reconcile(const ObjectKe
         meta["labels"]["job-name"] = key.name;
         meta["labels"]["batch.kubernetes.io/controller-uid"] = uid;
         meta["labels"]["controller-uid"] = uid;
-        meta["ownerReferences"] = {{{"apiVersion", "batch/v1"},
-                                    {"kind", "Job"},
-                                    {"name", key.name},
-                                    {"uid", uid},
-                                    {"controller", true},
-                                    {"blockOwnerDeletion", true}}};
+        meta["ownerReferences"] =
+            json::array({controllerReference("batch/v1", "Job", key.name, uid)});
         meta["finalizers"] = json::array({kTracking});
         if (index >= 0) {
           meta["labels"][kIndexKey] = std::to_string(index);

@@ -1,15 +1,14 @@
 #include "cluster/kubelet.h"
 
-#include <openssl/evp.h>
 #include <sys/stat.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
 #include "cluster/container_env.h"
 #include "hetbench/common/go_text.h"
 #include "hetbench/common/time.h"
+#include "hetbench/http/openssl_util.h"
 
 namespace hetbench::kubesim {
 namespace {
@@ -49,17 +48,7 @@ std::string imageId(const std::string& image) {
   } else if (first.find_first_of(".:") == std::string::npos && first != "localhost") {
     repository = "docker.io/" + repository;
   }
-  if (digest.empty()) {
-    unsigned char hash[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    EVP_Digest(image.data(), image.size(), hash, &length, EVP_sha256(), nullptr);
-    digest = "sha256:";
-    for (unsigned int i = 0; i < length; ++i) {
-      char hex[3];
-      std::snprintf(hex, sizeof(hex), "%02x", hash[i]);
-      digest += hex;
-    }
-  }
+  if (digest.empty()) digest = "sha256:" + http::ossl::sha256Hex(image);
   return repository + "@" + digest;
 }
 

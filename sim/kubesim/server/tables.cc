@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 #include "schema/jsonpath.h"
 #include "server/http_api.h"
@@ -26,76 +27,58 @@ json column(const Column& c) {
           {"priority", c.priority}};
 }
 
-// The readers below take fields that may be absent, of another type, or JSON null (client-go
-// writes unset pointer fields, such as an Event's eventTime, as null): each reads as absent.
-
-/// `object[key]` when `object` is an object that has it, else null.
-const json& field(const json& object, const char* key) {
-  static const json kAbsent;
-  if (!object.is_object()) return kAbsent;
-  auto it = object.find(key);
-  return it == object.end() ? kAbsent : *it;
-}
+// Fields may be absent, of another type, or JSON null (client-go writes unset pointer fields,
+// such as an Event's eventTime, as null): these readers and common's json_fields read each as
+// absent.
 
 std::string text(const json& object, const char* key, const std::string& fallback = "") {
-  const json& value = field(object, key);
+  const json& value = common::member(object, key);
   return value.is_string() ? value.get<std::string>() : fallback;
 }
 
 std::int64_t count(const json& object, const char* key, std::int64_t fallback = 0) {
-  const json& value = field(object, key);
+  const json& value = common::member(object, key);
   return value.is_number_integer() ? value.get<std::int64_t>() : fallback;
-}
-
-bool flag(const json& object, const char* key) {
-  const json& value = field(object, key);
-  return value.is_boolean() && value.get<bool>();
-}
-
-/// The elements of an array field (none when it is not an array).
-const json& items(const json& object, const char* key) {
-  static const json kNone = json::array();
-  const json& value = field(object, key);
-  return value.is_array() ? value : kNone;
 }
 
 std::string age(const json& object, common::WallTime now) {
   common::Result<common::WallTime> t =
-      common::parseRfc3339(text(field(object, "metadata"), "creationTimestamp"));
+      common::parseRfc3339(text(common::member(object, "metadata"), "creationTimestamp"));
   if (!t.isOk()) return "<unknown>";
   return humanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
-json name(const json& object) { return text(field(object, "metadata"), "name"); }
+json name(const json& object) { return text(common::member(object, "metadata"), "name"); }
 
 std::string podStatus(const json& pod) {
-  const json& status = field(pod, "status");
+  const json& status = common::member(pod, "status");
   std::string reason = text(status, "reason", text(status, "phase", "Unknown"));
-  for (const json& cs : items(status, "containerStatuses")) {
-    const json& state = field(cs, "state");
-    const json& waiting = field(state, "waiting");
-    const json& terminated = field(state, "terminated");
-    if (field(waiting, "reason").is_string()) {
+  for (const json& cs : common::arrayMember(status, "containerStatuses")) {
+    const json& state = common::member(cs, "state");
+    const json& waiting = common::member(state, "waiting");
+    const json& terminated = common::member(state, "terminated");
+    if (common::member(waiting, "reason").is_string()) {
       reason = text(waiting, "reason");
     } else if (terminated.is_object()) {
-      reason = field(terminated, "reason").is_string()
+      reason = common::member(terminated, "reason").is_string()
                    ? text(terminated, "reason")
                    : "ExitCode:" + std::to_string(count(terminated, "exitCode"));
     }
   }
-  if (!field(field(pod, "metadata"), "deletionTimestamp").is_null()) reason = "Terminating";
+  if (!common::member(common::member(pod, "metadata"), "deletionTimestamp").is_null())
+    reason = "Terminating";
   return reason;
 }
 
 std::vector<json> podRow(const json& pod, common::WallTime now) {
-  const json& status = field(pod, "status");
-  const json& spec = field(pod, "spec");
+  const json& status = common::member(pod, "status");
+  const json& spec = common::member(pod, "spec");
   std::int64_t ready = 0, restarts = 0;
-  for (const json& cs : items(status, "containerStatuses")) {
-    if (flag(cs, "ready")) ++ready;
+  for (const json& cs : common::arrayMember(status, "containerStatuses")) {
+    if (common::boolMember(cs, "ready")) ++ready;
     restarts += count(cs, "restartCount");
   }
-  const auto total = static_cast<std::int64_t>(items(spec, "containers").size());
+  const auto total = static_cast<std::int64_t>(common::arrayMember(spec, "containers").size());
   return {name(pod),
           std::to_string(ready) + "/" + std::to_string(total),
           podStatus(pod),
@@ -111,7 +94,7 @@ std::vector<json> podRow(const json& pod, common::WallTime now) {
 /// columns show them.
 std::pair<std::string, std::string> containersAndImages(const json& podTemplate) {
   std::string containers, images;
-  for (const json& c : items(field(podTemplate, "spec"), "containers")) {
+  for (const json& c : common::arrayMember(common::member(podTemplate, "spec"), "containers")) {
     if (!containers.empty()) {
       containers += ",";
       images += ",";
@@ -126,18 +109,18 @@ std::pair<std::string, std::string> containersAndImages(const json& podTemplate)
 /// ("app=web,tier in (edge,front)"), "<none>" when it selects everything.
 std::string formatSelector(const json& selector) {
   std::vector<std::pair<std::string, std::string>> requirements;
-  const json& matchLabels = field(selector, "matchLabels");
+  const json& matchLabels = common::member(selector, "matchLabels");
   if (matchLabels.is_object()) {
     for (const auto& [key, value] : matchLabels.items()) {
       requirements.emplace_back(key,
                                 key + "=" + (value.is_string() ? value.get<std::string>() : ""));
     }
   }
-  for (const json& e : items(selector, "matchExpressions")) {
+  for (const json& e : common::arrayMember(selector, "matchExpressions")) {
     const std::string key = text(e, "key");
     const std::string op = text(e, "operator");
     std::vector<std::string> values;
-    for (const json& v : items(e, "values")) {
+    for (const json& v : common::arrayMember(e, "values")) {
       if (v.is_string()) values.push_back(v.get<std::string>());
     }
     std::sort(values.begin(), values.end());
@@ -161,16 +144,16 @@ std::string formatSelector(const json& selector) {
 }
 
 std::vector<json> jobRow(const json& job, common::WallTime now) {
-  const json& status = field(job, "status");
+  const json& status = common::member(job, "status");
   std::string state = "Running";
-  for (const json& c : items(status, "conditions")) {
+  for (const json& c : common::arrayMember(status, "conditions")) {
     if (text(c, "status") != "True") continue;
     const std::string type = text(c, "type");
     if (type == "Complete" || type == "Failed" || type == "Suspended") state = type;
     if (type == "FailureTarget") state = "FailureTarget";
   }
-  const json& spec = field(job, "spec");
-  const json& completionsField = field(spec, "completions");
+  const json& spec = common::member(job, "spec");
+  const json& completionsField = common::member(spec, "completions");
   const std::string completions =
       std::to_string(count(status, "succeeded")) + "/" +
       (completionsField.is_number_integer() ? std::to_string(completionsField.get<std::int64_t>())
@@ -186,15 +169,15 @@ std::vector<json> jobRow(const json& job, common::WallTime now) {
     }
     duration = humanDuration(std::chrono::duration_cast<std::chrono::seconds>(end - *start));
   }
-  const auto [containers, images] = containersAndImages(field(spec, "template"));
+  const auto [containers, images] = containersAndImages(common::member(spec, "template"));
   return {name(job),     state,      completions, duration,
-          age(job, now), containers, images,      formatSelector(field(spec, "selector"))};
+          age(job, now), containers, images,      formatSelector(common::member(spec, "selector"))};
 }
 
 std::vector<json> deploymentRow(const json& deployment, common::WallTime now) {
-  const json& spec = field(deployment, "spec");
-  const json& status = field(deployment, "status");
-  const auto [containers, images] = containersAndImages(field(spec, "template"));
+  const json& spec = common::member(deployment, "spec");
+  const json& status = common::member(deployment, "status");
+  const auto [containers, images] = containersAndImages(common::member(spec, "template"));
   return {name(deployment),
           std::to_string(count(status, "readyReplicas")) + "/" +
               std::to_string(count(spec, "replicas", 1)),
@@ -203,13 +186,13 @@ std::vector<json> deploymentRow(const json& deployment, common::WallTime now) {
           age(deployment, now),
           containers,
           images,
-          formatSelector(field(spec, "selector"))};
+          formatSelector(common::member(spec, "selector"))};
 }
 
 std::vector<json> replicaSetRow(const json& replicaSet, common::WallTime now) {
-  const json& spec = field(replicaSet, "spec");
-  const json& status = field(replicaSet, "status");
-  const auto [containers, images] = containersAndImages(field(spec, "template"));
+  const json& spec = common::member(replicaSet, "spec");
+  const json& status = common::member(replicaSet, "status");
+  const auto [containers, images] = containersAndImages(common::member(spec, "template"));
   return {name(replicaSet),
           count(spec, "replicas", 1),
           count(status, "replicas"),
@@ -217,19 +200,20 @@ std::vector<json> replicaSetRow(const json& replicaSet, common::WallTime now) {
           age(replicaSet, now),
           containers,
           images,
-          formatSelector(field(spec, "selector"))};
+          formatSelector(common::member(spec, "selector"))};
 }
 
 std::vector<json> nodeRow(const json& node, common::WallTime now) {
-  const json& status = field(node, "status");
+  const json& status = common::member(node, "status");
   std::string ready = "Unknown";
-  for (const json& c : items(status, "conditions")) {
+  for (const json& c : common::arrayMember(status, "conditions")) {
     if (text(c, "type") == "Ready") ready = text(c, "status") == "True" ? "Ready" : "NotReady";
   }
-  if (flag(field(node, "spec"), "unschedulable")) ready += ",SchedulingDisabled";
-  const json& info = field(status, "nodeInfo");
+  if (common::boolMember(common::member(node, "spec"), "unschedulable"))
+    ready += ",SchedulingDisabled";
+  const json& info = common::member(status, "nodeInfo");
   std::string ip = "<none>";
-  for (const json& a : items(status, "addresses")) {
+  for (const json& a : common::arrayMember(status, "addresses")) {
     if (text(a, "type") == "InternalIP") ip = text(a, "address", "<none>");
   }
   return {name(node),
@@ -245,9 +229,9 @@ std::vector<json> nodeRow(const json& node, common::WallTime now) {
 }
 
 std::vector<json> serviceRow(const json& svc, common::WallTime now) {
-  const json& spec = field(svc, "spec");
+  const json& spec = common::member(svc, "spec");
   std::string ports;
-  for (const json& p : items(spec, "ports")) {
+  for (const json& p : common::arrayMember(spec, "ports")) {
     if (!ports.empty()) ports += ",";
     ports += std::to_string(count(p, "port")) + "/" + text(p, "protocol", "TCP");
   }
@@ -261,7 +245,7 @@ std::vector<json> serviceRow(const json& svc, common::WallTime now) {
 }
 
 std::vector<json> eventRow(const json& event, common::WallTime now) {
-  const json& involved = field(event, "involvedObject");
+  const json& involved = common::member(event, "involvedObject");
   std::string kind = text(involved, "kind");
   for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string lastSeen = "<unknown>";
@@ -274,23 +258,23 @@ std::vector<json> eventRow(const json& event, common::WallTime now) {
 }
 
 std::vector<json> namespaceRow(const json& ns, common::WallTime now) {
-  return {name(ns), text(field(ns, "status"), "phase"), age(ns, now)};
+  return {name(ns), text(common::member(ns, "status"), "phase"), age(ns, now)};
 }
 
 std::vector<json> configMapRow(const json& cm, common::WallTime now) {
-  const json& data = field(cm, "data");
-  const json& binaryData = field(cm, "binaryData");
+  const json& data = common::member(cm, "data");
+  const json& binaryData = common::member(cm, "binaryData");
   const std::size_t n =
       (data.is_object() ? data.size() : 0) + (binaryData.is_object() ? binaryData.size() : 0);
   return {name(cm), n, age(cm, now)};
 }
 
 std::vector<json> leaseRow(const json& lease, common::WallTime now) {
-  return {name(lease), text(field(lease, "spec"), "holderIdentity"), age(lease, now)};
+  return {name(lease), text(common::member(lease, "spec"), "holderIdentity"), age(lease, now)};
 }
 
 std::vector<json> defaultRow(const json& object, common::WallTime) {
-  return {name(object), text(field(object, "metadata"), "creationTimestamp")};
+  return {name(object), text(common::member(object, "metadata"), "creationTimestamp")};
 }
 
 }  // namespace
@@ -402,7 +386,7 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
     } else if (includeObject == "Metadata") {
       r["object"] = {{"kind", "PartialObjectMetadata"},
                      {"apiVersion", "meta.k8s.io/v1"},
-                     {"metadata", field(object, "metadata")}};
+                     {"metadata", common::member(object, "metadata")}};
     }
     rows.push_back(r);
   }

@@ -93,6 +93,22 @@ FakeDevice* device(const char* function, nvmlDevice_t handle, nvmlReturn_t& resu
   return result == NVML_SUCCESS ? &state().devices[index] : nullptr;
 }
 
+/// An NVML getter of one member of a device: its forced result, INVALID_ARGUMENT for an
+/// argument the fake does not model, else the member. Counts the call and wakes its waiters.
+template <typename Value>
+nvmlReturn_t readMember(const char* function, nvmlDevice_t handle, Value FakeDevice::*member,
+                        Value* out, bool modelled = true) {
+  nvmlReturn_t result = NVML_SUCCESS;
+  {
+    std::lock_guard lock(state().mutex);
+    const FakeDevice* found = device(function, handle, result);
+    if (found != nullptr && !modelled) result = NVML_ERROR_INVALID_ARGUMENT;
+    if (found != nullptr && modelled) *out = found->*member;
+  }
+  state().called.notify_all();
+  return result;
+}
+
 }  // namespace
 
 extern "C" {
@@ -180,85 +196,47 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* name, unsigned int len
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t handle, unsigned long long* energy) {
-  std::lock_guard lock(state().mutex);
-  nvmlReturn_t result = NVML_SUCCESS;
-  const FakeDevice* found = device("nvmlDeviceGetTotalEnergyConsumption", handle, result);
-  if (found == nullptr) return result;
-  *energy = found->millijoules;
-  return NVML_SUCCESS;
+  return readMember("nvmlDeviceGetTotalEnergyConsumption", handle, &FakeDevice::millijoules,
+                    energy);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t handle, unsigned int* power) {
-  nvmlReturn_t result = NVML_SUCCESS;
-  {
-    std::lock_guard lock(state().mutex);
-    const FakeDevice* found = device("nvmlDeviceGetPowerUsage", handle, result);
-    if (found != nullptr) *power = found->milliwatts;
-  }
-  state().called.notify_all();
-  return result;
+  return readMember("nvmlDeviceGetPowerUsage", handle, &FakeDevice::milliwatts, power);
 }
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t handle,
                                                     unsigned long long* reasons) {
-  nvmlReturn_t result = NVML_SUCCESS;
-  {
-    std::lock_guard lock(state().mutex);
-    const FakeDevice* found = device("nvmlDeviceGetCurrentClocksEventReasons", handle, result);
-    if (found != nullptr) *reasons = found->clockReasons;
-  }
-  state().called.notify_all();
-  return result;
+  return readMember("nvmlDeviceGetCurrentClocksEventReasons", handle, &FakeDevice::clockReasons,
+                    reasons);
 }
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t handle, nvmlClockType_t type,
                                     unsigned int* clock) {
-  std::lock_guard lock(state().mutex);
-  nvmlReturn_t result = NVML_SUCCESS;
-  const FakeDevice* found = device("nvmlDeviceGetClockInfo", handle, result);
-  if (found == nullptr) return result;
-  if (type != NVML_CLOCK_SM) return NVML_ERROR_INVALID_ARGUMENT;
-  *clock = found->smMhz;
-  return NVML_SUCCESS;
+  return readMember("nvmlDeviceGetClockInfo", handle, &FakeDevice::smMhz, clock,
+                    type == NVML_CLOCK_SM);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t handle, nvmlClockType_t type,
                                        unsigned int* clock) {
-  std::lock_guard lock(state().mutex);
-  nvmlReturn_t result = NVML_SUCCESS;
-  const FakeDevice* found = device("nvmlDeviceGetMaxClockInfo", handle, result);
-  if (found == nullptr) return result;
-  if (type != NVML_CLOCK_SM) return NVML_ERROR_INVALID_ARGUMENT;
-  *clock = found->maxSmMhz;
-  return NVML_SUCCESS;
+  return readMember("nvmlDeviceGetMaxClockInfo", handle, &FakeDevice::maxSmMhz, clock,
+                    type == NVML_CLOCK_SM);
 }
 
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t handle, nvmlTemperatureSensors_t sensor,
                                       unsigned int* temp) {
-  std::lock_guard lock(state().mutex);
-  nvmlReturn_t result = NVML_SUCCESS;
-  const FakeDevice* found = device("nvmlDeviceGetTemperature", handle, result);
-  if (found == nullptr) return result;
-  if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
-  *temp = found->celsius;
-  return NVML_SUCCESS;
+  return readMember("nvmlDeviceGetTemperature", handle, &FakeDevice::celsius, temp,
+                    sensor == NVML_TEMPERATURE_GPU);
 }
 
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t handle, unsigned int* limit) {
-  std::lock_guard lock(state().mutex);
-  nvmlReturn_t result = NVML_SUCCESS;
-  const FakeDevice* found = device("nvmlDeviceGetEnforcedPowerLimit", handle, result);
-  if (found != nullptr) *limit = found->enforcedLimitMilliwatts;
-  return result;
+  return readMember("nvmlDeviceGetEnforcedPowerLimit", handle, &FakeDevice::enforcedLimitMilliwatts,
+                    limit);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t handle,
                                                       unsigned int* defaultLimit) {
-  std::lock_guard lock(state().mutex);
-  nvmlReturn_t result = NVML_SUCCESS;
-  const FakeDevice* found = device("nvmlDeviceGetPowerManagementDefaultLimit", handle, result);
-  if (found != nullptr) *defaultLimit = found->defaultLimitMilliwatts;
-  return result;
+  return readMember("nvmlDeviceGetPowerManagementDefaultLimit", handle,
+                    &FakeDevice::defaultLimitMilliwatts, defaultLimit);
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t handle, nvmlMemoryErrorType_t errorType,

@@ -1,7 +1,8 @@
 #pragma once
 
-// Private helpers shared by tls.cc, the TLS transport and the tests: owning pointers for
-// OpenSSL objects and conversions between PEM text and those objects.
+// Helpers over OpenSSL shared by tls.cc, the TLS transport, the tests, the operator's
+// authorizer and kubesim: owning pointers for OpenSSL objects, conversions between PEM text and
+// those objects, and SHA-256.
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -30,6 +31,9 @@ using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
 using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
 using SslCtxPtr = std::unique_ptr<SSL_CTX, Deleter<SSL_CTX_free>>;
 using SslPtr = std::unique_ptr<SSL, Deleter<SSL_free>>;
+
+/// The SHA-256 of `text` in lower-case hex; "" in the unlikely case that OpenSSL fails.
+std::string sha256Hex(std::string_view text);
 
 /// An Internal status carrying `what` and the thread's OpenSSL error queue (which it clears),
 /// so that a failure says which call failed and why.
