@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetbench/benchmark/constants.h"
+#include "hetbench/cli/detect.h"
 #include "hetbench/cli/logs.h"
 #include "hetbench/cli/report.h"
 #include "hetbench/cli/validate.h"
@@ -33,6 +34,7 @@ constexpr const char* kUsage =
     "  compare RUN_A RUN_B the ratio B/A of every metric of the trials they share\n"
     "  logs RUN            print the kept logs of a BenchmarkRun\n"
     "  validate FILE...    check BenchmarkRuns and BenchmarkSchedules before applying them\n"
+    "  detect --file CSV   the change points of a series and the verdict of its last point\n"
     "  version             print the version\n\n"
     "Run 'hetbench COMMAND --help' for a command's flags.\n";
 
@@ -295,6 +297,56 @@ int validate(int argc, char** argv) {
   return allValid ? 0 : 1;
 }
 
+int detect(int argc, char** argv) {
+  common::FlagSet flags(
+      "hetbench detect --file SERIES.csv",
+      "Prints, as JSON, what the operator's method makes of a series of trials: its change points "
+      "and the screening of its last point against the points since the latest change "
+      "(docs/metrics.md). The CSV has a header with the columns time and value and optionally "
+      "spread (the standard deviation of a trial's repetitions), then one trial per line, "
+      "oldest first.");
+  std::string file;
+  std::string direction = "higher";
+  cli::DetectOptions options;
+  double minChange = options.screening.minChange;
+  std::int64_t minPoints = static_cast<std::int64_t>(options.screening.minPoints);
+  flags.addString("file", &file, "The series (- for stdin).");
+  flags.addString("direction", &direction, "Which way is better: higher or lower.");
+  flags.addDouble("min-change", &minChange,
+                  "The smallest change, as a fraction, that is ever a change point or suspect.", 0,
+                  1);
+  flags.addInt("min-points", &minPoints,
+               "Stable points below which the last point gets no verdict (InsufficientHistory).", 2,
+               1000);
+  std::vector<std::string> args;
+  if (auto code = parseCommand("detect", flags, argc, argv, args)) return *code;
+  if (file.empty() || !args.empty()) {
+    return fail("detect", common::invalidError("want --file SERIES.csv and no arguments"), 2);
+  }
+  if (direction != "higher" && direction != "lower") {
+    return fail("detect", common::invalidError("--direction: want higher or lower"), 2);
+  }
+  options.direction = direction == "higher" ? hetbench::results::Direction::kHigher
+                                            : hetbench::results::Direction::kLower;
+  options.changePoints.minMagnitude = minChange;
+  options.screening.minChange = minChange;
+  options.screening.minPoints = static_cast<std::size_t>(minPoints);
+  std::stringstream text;
+  if (file == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return fail("detect", common::notFoundError("cannot read " + file), 2);
+    text << in.rdbuf();
+  }
+  common::Result<std::vector<cli::SeriesPoint>> series = cli::parseSeriesCsv(text.str());
+  if (!series.isOk()) {
+    return fail("detect", common::invalidError(file + ": " + series.status().message()), 2);
+  }
+  std::puts(cli::detect(series.value(), options).dump(2).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -307,6 +359,7 @@ int main(int argc, char** argv) {
   if (command == "report") return report(argc - 1, argv + 1);
   if (command == "compare") return compare(argc - 1, argv + 1);
   if (command == "validate") return validate(argc - 1, argv + 1);
+  if (command == "detect") return detect(argc - 1, argv + 1);
   if (command == "version") {
     std::puts("hetbench " HETBENCH_VERSION);
     return 0;
