@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include "hetbench/controller/series_reconciler.h"
 #include "operator_fixture.h"
+#include "support/kubesim_client.h"
 
 namespace hetbench::controller::testing {
 namespace {
@@ -81,6 +83,38 @@ TEST_F(OperatorTest, ThroughputBelowTheBandIsRegressed) {
   EXPECT_NE(regressed["message"].get<std::string>().find("80"), std::string::npos)
       << regressed.dump();
   EXPECT_TRUE(waitForEvent("slow", "Regressed"));
+}
+
+// Verifies the history of a configuration: every judged trial becomes a point of the
+// BenchmarkSeries of its configuration, which outlives the run (deleted here, as a schedule's
+// history limit deletes it), and a later run of the same configuration continues it.
+TEST_F(OperatorTest, JudgedTrialsOutliveTheirRunsInTheSeriesOfTheirConfiguration) {
+  ASSERT_TRUE(testing_support::installCrd(
+      *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkseries.yaml", kBenchmarkSeries));
+  startOperator();
+  auto points = [this] {
+    common::Result<kube::ListResult> listed = client_->list(kBenchmarkSeries, "default", {});
+    if (!listed.isOk() || listed.value().items.size() != 1) return json::array();
+    return listed.value().items[0]["status"].value("points", json::array());
+  };
+  createRun("first", referenced(scriptSpec(trainingScript(3, 1000, 10)), 100));
+  waitForPhase("first", "Succeeded");
+  ASSERT_TRUE(eventually([&] { return points().size() == 1; })) << points().dump(2);
+  ASSERT_TRUE(client_->remove(kRuns, "default", "first", {}).isOk());
+  ASSERT_TRUE(eventually([&] { return getRun("first").is_null(); }));
+
+  createRun("second", referenced(scriptSpec(trainingScript(3, 900, 10)), 100));
+  waitForPhase("second", "Succeeded");
+  ASSERT_TRUE(eventually([&] { return points().size() == 2; })) << points().dump(2);
+  const json series = client_->list(kBenchmarkSeries, "default", {}).value().items[0];
+  EXPECT_EQ(series["spec"]["metric"], "effective_throughput");
+  EXPECT_EQ(series["spec"]["configuration"]["benchmark"], "resnet50");
+  EXPECT_EQ(series["status"]["points"][0]["run"], "first");
+  EXPECT_DOUBLE_EQ(series["status"]["points"][0]["value"].get<double>(), 100.0);
+  EXPECT_EQ(series["status"]["points"][1]["run"], "second");
+  EXPECT_DOUBLE_EQ(series["status"]["points"][1]["value"].get<double>(), 90.0);
+  EXPECT_EQ(series["status"]["state"], "InsufficientHistory");
+  EXPECT_DOUBLE_EQ(series["status"]["latest"].get<double>(), 90.0);
 }
 
 // Verifies that a trial whose GPU was held down by heat while it was measured is Invalid, not

@@ -287,9 +287,18 @@ common::Status FakeKubeClient::streamLogs(const std::string&, const std::string&
   return common::internalError("not supported by the fake");
 }
 
-common::Result<GroupVersionResource> FakeKubeClient::resourceFor(const std::string&,
-                                                                 const std::string&) {
-  return common::internalError("not supported by the fake");
+void FakeKubeClient::serve(const std::string& apiVersion, const std::string& kind,
+                           GroupVersionResource gvr) {
+  std::lock_guard lock(mu_);
+  served_[{apiVersion, kind}] = std::move(gvr);
+}
+
+common::Result<GroupVersionResource> FakeKubeClient::resourceFor(const std::string& apiVersion,
+                                                                 const std::string& kind) {
+  std::lock_guard lock(mu_);
+  const auto it = served_.find({apiVersion, kind});
+  if (it == served_.end()) return common::notFoundError("no " + kind + " in " + apiVersion);
+  return it->second;
 }
 
 }  // namespace hetbench::kube::testing

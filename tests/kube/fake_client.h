@@ -26,7 +26,7 @@ struct FakeStore {
 /// An in-memory KubeClient after controller-runtime's fake client: resourceVersions increase
 /// on every write, errors carry the API's codes (NotFound, AlreadyExists, Conflict on a stale
 /// resourceVersion), and chosen verbs can be made to fail, like its interceptor. Watches, logs
-/// and discovery are not supported (Internal). Thread-safe.
+/// are not supported (Internal), and discovery knows only the kinds `serve` named. Thread-safe.
 class FakeKubeClient final : public KubeClient {
  public:
   explicit FakeKubeClient(std::shared_ptr<FakeStore> store = std::make_shared<FakeStore>());
@@ -35,6 +35,8 @@ class FakeKubeClient final : public KubeClient {
   /// fail with `status` before touching the store; a negative count fails them until cleared.
   void failNext(const std::string& verb, common::Status status, int count = 1);
   void clearFailures();
+  /// Makes resourceFor(apiVersion, kind) answer `gvr`, as discovery does for a served kind.
+  void serve(const std::string& apiVersion, const std::string& kind, GroupVersionResource gvr);
   /// Runs before every call, outside the fake's locks (to block a call in a test).
   void setHook(std::function<void(const std::string& verb)> hook);
   /// One line per call: "<verb> <resource> <namespace>/<name>".
@@ -71,6 +73,7 @@ class FakeKubeClient final : public KubeClient {
                                                    const std::string& kind) override;
 
  private:
+  std::map<std::pair<std::string, std::string>, GroupVersionResource> served_;
   struct Failure {
     common::Status status;
     int remaining;

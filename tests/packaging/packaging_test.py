@@ -708,7 +708,7 @@ def check_samples(work, kubesim, operator):
         cluster.kubectl("apply", "-f", str(IPUJOB_CRD))
         cluster.kubectl("wait", "--for=condition=Established", "--timeout=20s",
                         "crd/benchmarkruns.hetbench.io", "crd/benchmarkschedules.hetbench.io",
-                        "crd/ipujobs.graphcore.ai")
+                        "crd/benchmarkseries.hetbench.io", "crd/ipujobs.graphcore.ai")
         # Pods built from a workload meet the restricted Pod Security Standard, and so must the
         # samples' templates: kubesim's PodSecurity admission refuses any pod that does not.
         cluster.create_namespace("samples", {"pod-security.kubernetes.io/enforce": "restricted"})

@@ -138,6 +138,9 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
   reconciler_ = std::make_unique<Reconciler>(client_, *cache_, clock_, events_, options_.reconciler,
                                              options_.logs, std::move(observer));
   scheduleReconciler_ = std::make_unique<ScheduleReconciler>(client_, *cache_, clock_, events_);
+  seriesQueue_ = std::make_unique<kube::WorkQueue>(
+      clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(metrics::kSeriesController));
+  seriesReconciler_ = std::make_unique<SeriesReconciler>(client_, *cache_, events_);
 }
 
 Manager::~Manager() { stop(); }
@@ -184,6 +187,16 @@ void Manager::enqueueRun(const json& run) {
   queue_->add(kube::objectKey(run));
   const std::string schedule = labelOf(run, benchmark::kScheduleLabel);
   if (!schedule.empty()) scheduleQueue_->add(namespaceOf(run) + "/" + schedule);
+  enqueueSeries(run);
+}
+
+void Manager::enqueueSeries(const json& run) {
+  const json* status = run.contains("status") ? &run.at("status") : nullptr;
+  if (status == nullptr || !status->is_object()) return;
+  const auto results = status->find("results");
+  if (results != status->end() && results->is_array() && !results->empty()) {
+    seriesQueue_->add(kube::objectKey(run));
+  }
 }
 
 void Manager::enqueueSchedule(const json& schedule) {
@@ -282,9 +295,18 @@ void Manager::housekeeping() {
                return scheduleReconciler_->reconcile(ns, name);
              });
       });
+      workers_.emplace_back([this] {
+        work(*seriesQueue_, metrics::kSeriesController,
+             [this](const std::string& ns, const std::string& name) {
+               return seriesReconciler_->reconcile(ns, name);
+             });
+      });
       // Every object is looked at once; the informers' first adds may predate the workers.
       for (const auto& informer : cache_->runInformers)
-        for (const json& run : informer->list()) queue_->add(kube::objectKey(run));
+        for (const json& run : informer->list()) {
+          queue_->add(kube::objectKey(run));
+          enqueueSeries(run);
+        }
       std::lock_guard ipuLock(cache_->ipuMu);
       for (const auto& informer : cache_->scheduleInformers)
         for (const json& schedule : informer->list()) enqueueSchedule(schedule);
@@ -386,6 +408,7 @@ void Manager::stop() {
   draining_ = true;
   queue_->shutDown();
   scheduleQueue_->shutDown();
+  seriesQueue_->shutDown();
   if (housekeepingThread_.joinable()) housekeepingThread_.join();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();

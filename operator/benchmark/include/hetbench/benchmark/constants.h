@@ -14,6 +14,9 @@ inline constexpr std::string_view kPlural = "benchmarkruns";
 inline constexpr std::string_view kScheduleKind = "BenchmarkSchedule";
 inline constexpr std::string_view kSchedulePlural = "benchmarkschedules";
 
+inline constexpr std::string_view kSeriesKind = "BenchmarkSeries";
+inline constexpr std::string_view kSeriesPlural = "benchmarkseries";
+
 /// On a run a BenchmarkSchedule created: the schedule's name, and the slot the run is for
 /// (RFC 3339), which names the run and survives the schedule's status.
 inline constexpr std::string_view kScheduleLabel = "hetbench.io/schedule";
@@ -93,6 +96,9 @@ inline constexpr std::string_view kRunFailed = "RunFailed";
 inline constexpr std::string_view kRunCancelled = "RunCancelled";
 inline constexpr std::string_view kRegressed = "Regressed";
 inline constexpr std::string_view kTrialInvalid = "TrialInvalid";
+// On a BenchmarkSeries.
+inline constexpr std::string_view kChangePoint = "ChangePoint";
+inline constexpr std::string_view kTrialSuspect = "TrialSuspect";
 inline constexpr std::string_view kLogIncomplete = "LogIncomplete";
 // Runs: conditions.
 inline constexpr std::string_view kBelowReference = "BelowReference";

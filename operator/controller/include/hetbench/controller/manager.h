@@ -16,6 +16,7 @@
 #include "hetbench/common/ids.h"
 #include "hetbench/controller/reconciler.h"
 #include "hetbench/controller/schedule_reconciler.h"
+#include "hetbench/controller/series_reconciler.h"
 #include "hetbench/kube/client.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/informer.h"
@@ -92,6 +93,8 @@ class Manager {
   void enqueueRun(const nlohmann::json& run);
   void enqueueOwner(const nlohmann::json& workload);
   void enqueueSchedule(const nlohmann::json& schedule);
+  /// A run with judged trials, for the series of their configurations.
+  void enqueueSeries(const nlohmann::json& run);
   /// What an informer watches: BenchmarkRuns, workloads labelled with their run, or
   /// BenchmarkSchedules; it decides the label selector, the index and which queue hears of it.
   enum class Watched { kRuns, kWorkloads, kSchedules };
@@ -112,6 +115,9 @@ class Manager {
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<kube::WorkQueue> scheduleQueue_;
   std::unique_ptr<ScheduleReconciler> scheduleReconciler_;
+  /// Runs with judged trials, by key, for the BenchmarkSeries of their configurations.
+  std::unique_ptr<kube::WorkQueue> seriesQueue_;
+  std::unique_ptr<SeriesReconciler> seriesReconciler_;
   std::unique_ptr<kube::LeaderElector> elector_;
 
   std::mutex mu_;

@@ -26,6 +26,7 @@ namespace hetbench::metrics {
 /// `name` labels spell them.
 inline constexpr std::string_view kRunController = "benchmarkrun";
 inline constexpr std::string_view kScheduleController = "benchmarkschedule";
+inline constexpr std::string_view kSeriesController = "benchmarkseries";
 
 /// The operator's own metrics, named and labelled as controller-runtime and client-go name
 /// theirs (controller="benchmarkrun", name="benchmarkrun"; the same for "benchmarkschedule"),
@@ -36,7 +37,8 @@ class ControllerMetrics {
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
 
-  /// controller: kRunController or kScheduleController; result: success, error, requeue_after.
+  /// controller: kRunController, kScheduleController or kSeriesController; result: success, error,
+  /// requeue_after.
   void reconciled(std::string_view controller, std::string_view result,
                   std::chrono::nanoseconds took);
   void runFinished(const std::string& phase);

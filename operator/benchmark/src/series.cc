@@ -1,0 +1,316 @@
+#include "hetbench/benchmark/series.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <set>
+#include <span>
+#include <tuple>
+
+#include "hetbench/common/time.h"
+#include "hetbench/results/metrics.h"
+
+namespace hetbench::benchmark {
+namespace {
+
+using nlohmann::json;
+
+/// FNV-1a, 64 bits: a name needs spread, not secrecy.
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+bool judged(const SeriesPoint& point) {
+  return point.verdict != results::toString(results::Verdict::kInvalid) &&
+         point.verdict != results::toString(results::Verdict::kMetricMissing);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> differences(const SeriesPoint& before, const SeriesPoint& after) {
+  std::vector<std::string> out;
+  if (before.image != after.image) out.push_back("image: " + before.image + " -> " + after.image);
+  if (before.nodes != after.nodes) {
+    out.push_back("nodes: " + joined(before.nodes) + " -> " + joined(after.nodes));
+  }
+  return out;
+}
+
+std::string stringAt(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<double> numberAt(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::optional<common::WallTime> timeAt(const json& object, const char* key) {
+  const common::Result<common::WallTime> t = common::parseRfc3339(stringAt(object, key));
+  if (!t.isOk()) return std::nullopt;
+  return t.value();
+}
+
+void setOptional(json& out, const char* key, const std::optional<double>& value) {
+  if (value) out[key] = *value;
+}
+
+}  // namespace
+
+std::string seriesName(const Configuration& c) {
+  std::string label;
+  for (const char ch : c.benchmark) {
+    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool ok = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9');
+    if (ok) {
+      label += lower;
+    } else if (!label.empty() && label.back() != '-') {
+      label += '-';
+    }
+    if (label.size() == 40) break;
+  }
+  while (!label.empty() && label.back() == '-') label.pop_back();
+  if (label.empty()) label = "series";
+  // Every field, each ended by a byte no Kubernetes name or label value holds.
+  const std::string key = c.ns + '\n' + c.benchmark + '\n' + c.system + '\n' + c.accelerator +
+                          '\n' + c.accelerators + '\n' + c.nodes + '\n' + c.batchSize + '\n' +
+                          c.precision + '\n';
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  return label + "-" + std::string(hex, 10);
+}
+
+std::string seriesMetric(const AcceptedRun& accepted, const TrialResult& result) {
+  const std::string throughput(results::kEffectiveThroughput);
+  if (result.metrics.contains(throughput)) return throughput;
+  for (const auto& [metric, reference] : accepted.references) {
+    if (result.metrics.contains(metric)) return metric;
+  }
+  return "";
+}
+
+std::optional<SeriesPoint> seriesPoint(const Run& run, const AcceptedRun& accepted,
+                                       const TrialResult& result, const std::string& metric) {
+  const auto m = result.metrics.find(metric);
+  if (m == result.metrics.end()) return std::nullopt;
+  SeriesPoint point;
+  std::optional<common::WallTime> completion;
+  std::set<std::string> nodes;
+  for (const UnitRecord& unit : run.status.trials) {
+    if (unit.trial != result.trial) continue;
+    nodes.insert(unit.nodes.begin(), unit.nodes.end());
+    if (unit.completionTime && (!completion || *completion < *unit.completionTime)) {
+      completion = unit.completionTime;
+    }
+  }
+  if (!completion) return std::nullopt;
+  point.time = *completion;
+  point.run = run.ref.name;
+  point.runUid = run.ref.uid;
+  point.trial = result.trial;
+  point.value = m->second.stats.mean;
+  point.spread = m->second.stats.stddev;
+  point.repetitions = result.repetitions;
+  point.verdict = results::toString(result.verdict);
+  point.nodes.assign(nodes.begin(), nodes.end());
+  if (accepted.spec.workload) point.image = stringAt(*accepted.spec.workload, "image");
+  return point;
+}
+
+bool addSeriesPoint(std::vector<SeriesPoint>& points, SeriesPoint point, std::size_t limit) {
+  const bool known = std::any_of(points.begin(), points.end(), [&](const SeriesPoint& p) {
+    return p.runUid == point.runUid && p.trial == point.trial;
+  });
+  if (known) return false;
+  const auto at = std::upper_bound(
+      points.begin(), points.end(), point, [](const SeriesPoint& a, const SeriesPoint& b) {
+        return std::tie(a.time, a.run, a.trial) < std::tie(b.time, b.run, b.trial);
+      });
+  points.insert(at, std::move(point));
+  if (points.size() > limit) {
+    points.erase(points.begin(), points.end() - static_cast<std::ptrdiff_t>(limit));
+  }
+  return true;
+}
+
+const SeriesPoint* latestJudged(const std::vector<SeriesPoint>& points) {
+  for (auto it = points.rbegin(); it != points.rend(); ++it) {
+    if (judged(*it)) return &*it;
+  }
+  return nullptr;
+}
+
+void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptions& options) {
+  std::vector<const SeriesPoint*> eligible;
+  for (const SeriesPoint& p : status.points) {
+    if (judged(p) && (!spec.acceptedAfter || *spec.acceptedAfter < p.time)) eligible.push_back(&p);
+  }
+  status.latest.reset();
+  status.baseline.reset();
+  status.noise.reset();
+  status.changes.clear();
+  status.state.clear();
+  status.message.clear();
+  if (eligible.empty()) return;
+  std::vector<double> values;
+  values.reserve(eligible.size());
+  for (const SeriesPoint* p : eligible) values.push_back(p->value);
+  const std::size_t last = values.size() - 1;
+  std::size_t begin = 0;
+  for (const results::ChangePoint& c : results::findChangePoints(values, options.changePoints)) {
+    const SeriesPoint& at = *eligible[c.index];
+    status.changes.push_back({at.time, at.run, c.before, c.after, c.magnitude, c.pValue,
+                              differences(*eligible[c.index - 1], at)});
+    if (c.index < last) begin = c.index;
+  }
+  const std::span<const double> stable =
+      std::span<const double>(values).subspan(begin, last - begin);
+  const results::Screening screening = results::screen(
+      stable, values[last], eligible[last]->spread, spec.direction, spec.metric, options.screening);
+  status.latest = values[last];
+  status.state = results::toString(screening.verdict);
+  status.message = screening.message;
+  if (screening.verdict != results::Screen::kInsufficientHistory) {
+    status.baseline = screening.noise.median;
+    status.noise = screening.noise.scale;
+  }
+}
+
+json toJson(const Configuration& c) {
+  return {{"benchmark", c.benchmark},       {"system", c.system}, {"accelerator", c.accelerator},
+          {"accelerators", c.accelerators}, {"nodes", c.nodes},   {"batchSize", c.batchSize},
+          {"precision", c.precision}};
+}
+
+json toJson(const SeriesSpec& spec) {
+  json out = {{"configuration", toJson(spec.configuration)},
+              {"metric", spec.metric},
+              {"direction", results::toString(spec.direction)}};
+  if (spec.acceptedAfter) out["acceptedAfter"] = common::formatRfc3339(*spec.acceptedAfter);
+  return out;
+}
+
+json toJson(const SeriesStatus& status) {
+  json points = json::array();
+  for (const SeriesPoint& p : status.points) {
+    points.push_back({{"time", common::formatRfc3339(p.time)},
+                      {"run", p.run},
+                      {"runUid", p.runUid},
+                      {"trial", p.trial},
+                      {"value", p.value},
+                      {"spread", p.spread},
+                      {"repetitions", p.repetitions},
+                      {"verdict", p.verdict},
+                      {"nodes", p.nodes},
+                      {"image", p.image}});
+  }
+  json changes = json::array();
+  for (const SeriesChange& c : status.changes) {
+    changes.push_back({{"time", common::formatRfc3339(c.time)},
+                       {"run", c.run},
+                       {"before", c.before},
+                       {"after", c.after},
+                       {"magnitude", c.magnitude},
+                       {"pValue", c.pValue},
+                       {"changed", c.changed}});
+  }
+  json out = {{"pointCount", status.points.size()},
+              {"points", std::move(points)},
+              {"changes", std::move(changes)}};
+  setOptional(out, "latest", status.latest);
+  setOptional(out, "baseline", status.baseline);
+  setOptional(out, "noise", status.noise);
+  if (!status.state.empty()) out["state"] = status.state;
+  if (!status.message.empty()) out["message"] = status.message;
+  if (!status.changes.empty()) {
+    const SeriesChange& c = status.changes.back();
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f%%", c.magnitude * 100);
+    out["lastChange"] = common::formatRfc3339(c.time) + " (" + text + ")";
+  }
+  return out;
+}
+
+SeriesSpec seriesSpecFromJson(const json& spec) {
+  SeriesSpec out;
+  if (!spec.is_object()) return out;
+  const json configuration = spec.value("configuration", json::object());
+  if (configuration.is_object()) {
+    Configuration& c = out.configuration;
+    c.benchmark = stringAt(configuration, "benchmark");
+    c.system = stringAt(configuration, "system");
+    c.accelerator = stringAt(configuration, "accelerator");
+    c.accelerators = stringAt(configuration, "accelerators");
+    c.nodes = stringAt(configuration, "nodes");
+    c.batchSize = stringAt(configuration, "batchSize");
+    c.precision = stringAt(configuration, "precision");
+  }
+  out.metric = stringAt(spec, "metric");
+  if (stringAt(spec, "direction") == "lower") out.direction = results::Direction::kLower;
+  out.acceptedAfter = timeAt(spec, "acceptedAfter");
+  return out;
+}
+
+SeriesStatus seriesStatusFromJson(const json& status) {
+  SeriesStatus out;
+  if (!status.is_object()) return out;
+  const json points = status.value("points", json::array());
+  for (const json& p : points.is_array() ? points : json::array()) {
+    if (!p.is_object()) continue;
+    const std::optional<common::WallTime> time = timeAt(p, "time");
+    const std::optional<double> value = numberAt(p, "value");
+    if (!time || !value) continue;
+    SeriesPoint point;
+    point.time = *time;
+    point.run = stringAt(p, "run");
+    point.runUid = stringAt(p, "runUid");
+    point.trial = static_cast<std::int64_t>(numberAt(p, "trial").value_or(0));
+    point.value = *value;
+    point.spread = numberAt(p, "spread").value_or(0);
+    point.repetitions = static_cast<std::int64_t>(numberAt(p, "repetitions").value_or(0));
+    point.verdict = stringAt(p, "verdict");
+    point.image = stringAt(p, "image");
+    const json nodes = p.value("nodes", json::array());
+    for (const json& n : nodes.is_array() ? nodes : json::array()) {
+      if (n.is_string()) point.nodes.push_back(n.get<std::string>());
+    }
+    out.points.push_back(std::move(point));
+  }
+  const json changes = status.value("changes", json::array());
+  for (const json& c : changes.is_array() ? changes : json::array()) {
+    if (!c.is_object()) continue;
+    const std::optional<common::WallTime> time = timeAt(c, "time");
+    if (!time) continue;
+    SeriesChange change;
+    change.time = *time;
+    change.run = stringAt(c, "run");
+    change.before = numberAt(c, "before").value_or(0);
+    change.after = numberAt(c, "after").value_or(0);
+    change.magnitude = numberAt(c, "magnitude").value_or(0);
+    change.pValue = numberAt(c, "pValue").value_or(1);
+    const json changed = c.value("changed", json::array());
+    for (const json& item : changed.is_array() ? changed : json::array()) {
+      if (item.is_string()) change.changed.push_back(item.get<std::string>());
+    }
+    out.changes.push_back(std::move(change));
+  }
+  out.latest = numberAt(status, "latest");
+  out.baseline = numberAt(status, "baseline");
+  out.noise = numberAt(status, "noise");
+  out.state = stringAt(status, "state");
+  out.message = stringAt(status, "message");
+  return out;
+}
+
+}  // namespace hetbench::benchmark
