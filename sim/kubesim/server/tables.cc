@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "apimachinery/selectors.h"
 #include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 #include "schema/jsonpath.h"
@@ -105,42 +106,13 @@ std::pair<std::string, std::string> containersAndImages(const json& podTemplate)
   return {containers, images};
 }
 
-/// A label selector as metav1.FormatLabelSelector writes it: requirements sorted by key
-/// ("app=web,tier in (edge,front)"), "<none>" when it selects everything.
+/// A label selector as metav1.FormatLabelSelector writes it ("app=web,tier in (edge,front)"):
+/// "<none>" when it selects everything, "<error>" when it does not convert.
 std::string formatSelector(const json& selector) {
-  std::vector<std::pair<std::string, std::string>> requirements;
-  const json& matchLabels = common::member(selector, "matchLabels");
-  if (matchLabels.is_object()) {
-    for (const auto& [key, value] : matchLabels.items()) {
-      requirements.emplace_back(key,
-                                key + "=" + (value.is_string() ? value.get<std::string>() : ""));
-    }
-  }
-  for (const json& e : common::arrayMember(selector, "matchExpressions")) {
-    const std::string key = text(e, "key");
-    const std::string op = text(e, "operator");
-    std::vector<std::string> values;
-    for (const json& v : common::arrayMember(e, "values")) {
-      if (v.is_string()) values.push_back(v.get<std::string>());
-    }
-    std::sort(values.begin(), values.end());
-    std::string list;
-    for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
-    if (op == "In") {
-      requirements.emplace_back(key, key + " in (" + list + ")");
-    } else if (op == "NotIn") {
-      requirements.emplace_back(key, key + " notin (" + list + ")");
-    } else if (op == "Exists") {
-      requirements.emplace_back(key, key);
-    } else if (op == "DoesNotExist") {
-      requirements.emplace_back(key, "!" + key);
-    }
-  }
-  std::stable_sort(requirements.begin(), requirements.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string out;
-  for (const auto& r : requirements) out += (out.empty() ? "" : ",") + r.second;
-  return out.empty() ? "<none>" : out;
+  common::Result<LabelSelector> parsed = LabelSelector::fromJson(selector);
+  if (!parsed.isOk()) return "<error>";
+  const std::string query = parsed->toString();
+  return query.empty() ? "<none>" : query;
 }
 
 std::vector<json> jobRow(const json& job, common::WallTime now) {
