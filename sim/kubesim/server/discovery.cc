@@ -49,6 +49,11 @@ json resourceList(const std::string& groupVersion, const std::vector<ResourceTyp
         entry["version"] = "v1";
         entry["kind"] = "TokenRequest";
       }
+      if (sub == "scale") {
+        entry["group"] = "autoscaling";
+        entry["version"] = "v1";
+        entry["kind"] = "Scale";
+      }
       resources.push_back(entry);
     }
   }

@@ -66,6 +66,9 @@ class ApiServer {
                       http::ResponseWriter& out);
   void handleWatch(const http::Request& request, const ResourcePath& path,
                    http::ResponseWriter& out);
+  /// GET, PUT and PATCH of the scale subresource (server/scale.h).
+  void handleScale(const http::Request& request, const ResourcePath& path,
+                   http::ResponseWriter& out);
   void handleLog(const http::Request& request, const ResourcePath& path, http::ResponseWriter& out);
   bool handleDiscovery(const http::Request& request, http::ResponseWriter& out);
   void handleFaults(const http::Request& request, http::ResponseWriter& out);

@@ -231,7 +231,8 @@ void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("batch", "v1", "jobs", "Job", true, {}, {"status"}, true));
   registry.add(builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"},
                        {"status", "scale"}, true));
-  registry.add(builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, {"status"}, true));
+  registry.add(
+      builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, {"status", "scale"}, true));
   registry.add(builtin("coordination.k8s.io", "v1", "leases", "Lease", true, {}, {}));
   registry.add(
       builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, {"netpol"}, {}));

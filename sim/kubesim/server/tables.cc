@@ -18,12 +18,14 @@ struct Column {
   const char* name;
   const char* type;
   int priority;
+  /// Whether a "Name" column has format "name", as every printer's but the Scale's has.
+  bool nameFormat = true;
 };
 
 json column(const Column& c) {
   return {{"name", c.name},
           {"type", c.type},
-          {"format", std::string(c.name) == "Name" ? "name" : ""},
+          {"format", c.nameFormat && std::string(c.name) == "Name" ? "name" : ""},
           {"description", ""},
           {"priority", c.priority}};
 }
@@ -245,6 +247,11 @@ std::vector<json> leaseRow(const json& lease, common::WallTime now) {
   return {name(lease), text(common::member(lease, "spec"), "holderIdentity"), age(lease, now)};
 }
 
+std::vector<json> scaleRow(const json& scale, common::WallTime now) {
+  return {name(scale), count(common::member(scale, "spec"), "replicas"),
+          count(common::member(scale, "status"), "replicas"), age(scale, now)};
+}
+
 std::vector<json> defaultRow(const json& object, common::WallTime) {
   return {name(object), text(common::member(object, "metadata"), "creationTimestamp")};
 }
@@ -342,6 +349,12 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
   } else if (key == "/configmaps") {
     columns = {{"Name", "string", 0}, {"Data", "integer", 0}, {"Age", "string", 0}};
     row = configMapRow;
+  } else if (type.group == "autoscaling" && type.kind == "Scale") {
+    columns = {{"Name", "string", 0, false},
+               {"Desired", "integer", 0},
+               {"Available", "integer", 0},
+               {"Age", "string", 0}};
+    row = scaleRow;
   } else if (key == "coordination.k8s.io/leases") {
     columns = {{"Name", "string", 0}, {"Holder", "string", 0}, {"Age", "string", 0}};
     row = leaseRow;
