@@ -427,6 +427,11 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
     handleTokenRequest(request, *path, out);
     return;
   }
+  if (path->subresource == "exec" || path->subresource == "attach" ||
+      path->subresource == "portforward") {
+    refuseStream(request, *path, out);
+    return;
+  }
   handleResource(request, *path, out);
 }
 
@@ -567,6 +572,32 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     return sendObject(out, format, 200, *removed);
   }
   sendError(out, errors::methodNotAllowed(), format);
+}
+
+void ApiServer::refuseStream(const http::Request& request, const ResourcePath& path,
+                             http::ResponseWriter& out) {
+  const BodyFormat format = responseFormat(request, true);
+  if (request.method != "GET" && request.method != "POST") {
+    return sendError(out, errors::methodNotAllowed(), format);
+  }
+  // As the API server's connecters, the pod is looked up first.
+  ApiResult<json> pod = api_.get(path.type, path.ns, path.name);
+  if (!pod.isOk()) return sendError(out, pod.error(), format);
+  const char* const why =
+      ": its containers run as processes on the host, and it serves no streaming connections "
+      "(SPDY or WebSocket)";
+  std::string message;
+  if (path.subresource == "exec") {
+    message = std::string("kubesim does not support exec") + why +
+              "; run the command on the host, or read the container's output with kubectl logs";
+  } else if (path.subresource == "attach") {
+    message = std::string("kubesim does not support attach") + why +
+              "; follow the container's output with kubectl logs -f";
+  } else {
+    message = std::string("kubesim does not support port-forward") + why +
+              "; containers share the host's network, so connect to their ports on the host";
+  }
+  sendError(out, errors::notSupported(path.type, path.name, message), format);
 }
 
 void ApiServer::handleScale(const http::Request& request, const ResourcePath& path,

@@ -220,7 +220,8 @@ const Strategy& strategyFor(const ResourceType& type) {
 void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("", "v1", "namespaces", "Namespace", false, {"ns"}, {"status", "finalize"}));
   registry.add(builtin("", "v1", "nodes", "Node", false, {"no"}, {"status"}));
-  registry.add(builtin("", "v1", "pods", "Pod", true, {"po"}, {"status", "log", "binding"}, true));
+  registry.add(builtin("", "v1", "pods", "Pod", true, {"po"},
+                       {"status", "log", "binding", "exec", "attach", "portforward"}, true));
   registry.add(builtin("", "v1", "services", "Service", true, {"svc"}, {"status"}, true));
   registry.add(builtin("", "v1", "configmaps", "ConfigMap", true, {"cm"}, {}));
   registry.add(builtin("", "v1", "secrets", "Secret", true, {}, {}));
