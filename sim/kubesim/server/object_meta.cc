@@ -187,6 +187,7 @@ ApiResult<std::vector<std::string>> admit(const ResourceType& type, json& object
     if (old == nullptr && type.hasSubresource("status")) object.erase("status");
   } else {
     const Strategy& strategy = strategyFor(type);
+    if (strategy.applyDefaults != nullptr) strategy.applyDefaults(object);
     if (old == nullptr && strategy.prepareForCreate != nullptr) {
       static std::uint64_t serial = 0;
       strategy.prepareForCreate(object, AdmissionContext{clock, ++serial});

@@ -207,8 +207,9 @@ const Strategy& strategyFor(const ResourceType& type) {
   if (key == "/nodes") return kNode;
   if (key == "/services") return kService;
   if (key == "/events") return kEvent;
-  if (key == "apps/deployments" || key == "apps/replicasets" ||
-      key == "networking.k8s.io/networkpolicies" ||
+  if (key == "apps/deployments") return deploymentStrategy();
+  if (key == "apps/replicasets") return replicaSetStrategy();
+  if (key == "networking.k8s.io/networkpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicybindings") {
     return kGenerational;
