@@ -361,6 +361,13 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
       e.code = 422;
       e.message = patched.status().message();
       e.details = json::object();
+      // NewGenericServerResponse keeps the patch library's error as the details' one cause.
+      const common::Status failure = patched.status();
+      for (const common::StatusCause& c : failure.causes()) {
+        json cause = {{"reason", c.reason}, {"message", c.message}};
+        if (!c.field.empty()) cause["field"] = c.field;
+        e.details["causes"].push_back(cause);
+      }
       return e;
     }
     json desired = std::move(*patched);
