@@ -210,12 +210,22 @@ std::vector<json> serviceRow(const json& svc, common::WallTime now) {
     ports += std::to_string(count(p, "port")) + "/" + text(p, "protocol", "TCP");
   }
   if (ports.empty()) ports = "<none>";
+  // labels.FormatLabels of the selector map: sorted "key=value" pairs.
+  std::string selector;
+  const json& selectorMap = common::member(spec, "selector");
+  if (selectorMap.is_object()) {
+    for (const auto& [key, value] : selectorMap.items()) {
+      selector += (selector.empty() ? "" : ",") + key + "=" +
+                  (value.is_string() ? value.get<std::string>() : "");
+    }
+  }
   return {name(svc),
           text(spec, "type", "ClusterIP"),
           text(spec, "clusterIP", "<none>"),
           "<none>",
           ports,
-          age(svc, now)};
+          age(svc, now),
+          selector.empty() ? "<none>" : selector};
 }
 
 std::vector<json> eventRow(const json& event, common::WallTime now) {
@@ -334,7 +344,8 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
     row = nodeRow;
   } else if (key == "/services") {
     columns = {{"Name", "string", 0},        {"Type", "string", 0},    {"Cluster-IP", "string", 0},
-               {"External-IP", "string", 0}, {"Port(s)", "string", 0}, {"Age", "string", 0}};
+               {"External-IP", "string", 0}, {"Port(s)", "string", 0}, {"Age", "string", 0},
+               {"Selector", "string", 1}};
     row = serviceRow;
   } else if (key == "/events") {
     columns = {{"Last Seen", "string", 0},
