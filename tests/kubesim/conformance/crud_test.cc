@@ -271,6 +271,8 @@ TEST(Crud, AppsDefaults) {
                                             {"schedulerName", "default-scheduler"}}));
 
   json recreate = bodyJson(h.get("/apis/apps/v1/namespaces/default/deployments/web"));
+  // Unconditional: the Deployment controller writes the status meanwhile.
+  recreate["metadata"].erase("resourceVersion");
   recreate["spec"]["strategy"] = {{"type", "Recreate"}};
   recreate["spec"].erase("revisionHistoryLimit");
   Response updated = h.put("/apis/apps/v1/namespaces/default/deployments/web", recreate);
