@@ -19,9 +19,9 @@ common::Result<nlohmann::json> applyJsonPatch(const nlohmann::json& target,
 
 /// Strategic merge patch (application/strategic-merge-patch+json) for the built-in kinds that
 /// kubesim serves (Pod, Service, ConfigMap, Namespace, Node, Event, ServiceAccount, Job, Lease,
-/// CustomResourceDefinition), as `kubectl apply` and `kubectl patch` send it: lists merged by
-/// their patchMergeKey (containers by name, ports by containerPort, ...), the directives
-/// $patch (replace, delete, merge), $retainKeys, $deleteFromPrimitiveList/<field> and
+/// Scale, CustomResourceDefinition), as `kubectl apply` and `kubectl patch` send it: lists merged
+/// by their patchMergeKey (containers by name, ports by containerPort, ...), the directives $patch
+/// (replace, delete, merge), $retainKeys, $deleteFromPrimitiveList/<field> and
 /// $setElementOrder/<field>; lists without a merge key are replaced. `kind` picks the
 /// per-kind field table. Invalid for a malformed patch or an unknown directive.
 common::Result<nlohmann::json> applyStrategicMergePatch(std::string_view kind,

@@ -89,7 +89,7 @@ struct Tables {
     podTemplate.fields = {{"metadata", object(&objectMeta)},
                           {"template", object(&podTemplateSpec)}};
 
-    // Event, ConfigMap, Secret, Lease and CRD have tagged fields only in their metadata.
+    // Event, ConfigMap, Secret, Lease, Scale and CRD have tagged fields only in their metadata.
     metadataOnly.fields = {{"metadata", object(&objectMeta)}};
 
     kinds = {
@@ -109,6 +109,7 @@ struct Tables {
         {"Secret", &metadataOnly},
         {"Event", &metadataOnly},
         {"Lease", &metadataOnly},
+        {"Scale", &metadataOnly},
         {"CustomResourceDefinition", &metadataOnly},
     };
   }

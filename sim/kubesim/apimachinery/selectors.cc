@@ -491,6 +491,43 @@ Result<LabelSelector> LabelSelector::fromJson(const nlohmann::json& labelSelecto
   return selector;
 }
 
+std::string LabelSelector::toString() const {
+  std::string out;
+  for (const Requirement& r : requirements_) {
+    if (!out.empty()) out += ",";
+    if (r.op == Op::kDoesNotExist) out += "!";
+    out += r.key;
+    std::vector<std::string> values = r.values;
+    std::sort(values.begin(), values.end());
+    std::string list;
+    for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
+    switch (r.op) {
+      case Op::kEquals:
+        out += "=" + list;
+        break;
+      case Op::kNotEquals:
+        out += "!=" + list;
+        break;
+      case Op::kIn:
+        out += " in (" + list + ")";
+        break;
+      case Op::kNotIn:
+        out += " notin (" + list + ")";
+        break;
+      case Op::kGreaterThan:
+        out += ">" + list;
+        break;
+      case Op::kLessThan:
+        out += "<" + list;
+        break;
+      case Op::kExists:
+      case Op::kDoesNotExist:
+        break;
+    }
+  }
+  return out;
+}
+
 bool LabelSelector::matches(const nlohmann::json& labels) const {
   return std::all_of(requirements_.begin(), requirements_.end(),
                      [&](const Requirement& r) { return requirementMatches(r, labels); });

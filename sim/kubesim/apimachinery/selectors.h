@@ -41,6 +41,10 @@ class LabelSelector {
   bool matches(const nlohmann::json& labels) const;
   bool empty() const { return requirements_.empty(); }
   const std::vector<Requirement>& requirements() const { return requirements_; }
+  /// The query-string form, as labels.Selector's String() writes it: requirements sorted by key,
+  /// the values of `in` and `notin` sorted ("app=web,tier in (edge,front),!canary"); "" for the
+  /// empty selector. `==` is written `=`.
+  std::string toString() const;
 
  private:
   std::vector<Requirement> requirements_;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 
 namespace hetbench::kubesim {
@@ -60,7 +61,13 @@ std::vector<ResourceType> typesOfCrd(const json& crd) {
     for (const json& c : names.value("categories", json::array())) t.categories.push_back(c);
     const json& subresources = v.value("subresources", json::object());
     if (subresources.contains("status")) t.subresources.push_back("status");
-    if (subresources.contains("scale")) t.subresources.push_back("scale");
+    if (subresources.contains("scale")) {
+      t.subresources.push_back("scale");
+      const json& scale = subresources["scale"];
+      custom->scale = CustomResourceScale{common::stringMember(scale, "specReplicasPath"),
+                                          common::stringMember(scale, "statusReplicasPath"),
+                                          common::stringMember(scale, "labelSelectorPath")};
+    }
     t.crdName = crd["metadata"].value("name", "");
     t.custom = std::move(custom);
     out.push_back(std::move(t));

@@ -23,6 +23,7 @@ std::string packageOf(std::string_view group) {
   static const std::unordered_map<std::string_view, const char*> packages = {
       {"", "k8s.io.api.core"},
       {"apps", "k8s.io.api.apps"},
+      {"autoscaling", "k8s.io.api.autoscaling"},
       {"batch", "k8s.io.api.batch"},
       {"coordination.k8s.io", "k8s.io.api.coordination"},
       {"networking.k8s.io", "k8s.io.api.networking"},

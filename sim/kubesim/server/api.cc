@@ -8,6 +8,7 @@
 #include "hetbench/common/time.h"
 #include "server/object_meta.h"
 #include "server/pod_security.h"
+#include "server/scale.h"
 #include "server/strategy.h"
 
 namespace hetbench::kubesim {
@@ -114,6 +115,13 @@ ApiResult<json> Api::get(const ResourceType& type, const std::string& ns,
   std::optional<json> object = store_.get(type.storageKey(), type.namespaced ? ns : "", name);
   if (!object) return errors::notFound(type, name);
   return presentObject(type, std::move(*object));
+}
+
+ApiResult<json> Api::getScale(const ResourceType& type, const std::string& ns,
+                              const std::string& name) const {
+  std::optional<json> object = store_.get(type.storageKey(), type.namespaced ? ns : "", name);
+  if (!object) return errors::notFound(type, name);
+  return scaleOf(type, *object);
 }
 
 ApiResult<std::vector<json>> Api::select(const ResourceType& type, const std::vector<json>& objects,
@@ -235,7 +243,7 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   meta["uid"] = newUid(random_);
   meta["creationTimestamp"] = common::formatRfc3339(clock_.now());
 
-  ApiResult<std::vector<std::string>> admitted = admit(type, body, nullptr, options, clock_);
+  ApiResult<std::vector<std::string>> admitted = admit(type, body, nullptr, "", options, clock_);
   if (!admitted.isOk()) return admitted.error();
   result.warnings.insert(result.warnings.end(), admitted->begin(), admitted->end());
   // The PodSecurity admission plugin validates after the object's own validation.
@@ -281,7 +289,8 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
 ApiResult<WriteResult> Api::update(const ResourceType& type, const std::string& ns,
                                    const std::string& name, json body,
                                    const std::string& subresource, const WriteOptions& options) {
-  ApiResult<std::vector<std::string>> decoded = checkTypeMeta(type, body);
+  const bool scale = subresource == "scale";
+  ApiResult<std::vector<std::string>> decoded = checkTypeMeta(scale ? scaleType(type) : type, body);
   if (!decoded.isOk()) return decoded.error();
   const std::string bodyName = metaString(body, "name");
   if (bodyName != name) {
@@ -290,6 +299,9 @@ ApiResult<WriteResult> Api::update(const ResourceType& type, const std::string& 
   }
   if (type.namespaced) {
     if (std::optional<ApiError> e = namespaceMismatch(body, ns)) return *e;
+  }
+  if (scale) {
+    if (std::optional<ApiError> e = validateScale(type, name, body)) return *e;
   }
   ApiResult<WriteResult> result = write(type, ns, name, std::move(body), subresource, options);
   if (result.isOk()) {
@@ -304,13 +316,16 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
                                   const WriteOptions& options) {
   std::string mediaType = contentType.substr(0, contentType.find(';'));
   while (!mediaType.empty() && mediaType.back() == ' ') mediaType.pop_back();
+  // A custom resource's Scale is a built-in kind, which strategic merge patch knows.
+  const bool scale = subresource == "scale";
+  const ResourceType patchedType = scale ? scaleType(type) : type;
   const bool strategic = mediaType == "application/strategic-merge-patch+json";
   if (mediaType != "application/merge-patch+json" && mediaType != "application/json-patch+json" &&
-      !(strategic && !type.isCustom())) {
+      !(strategic && !patchedType.isCustom())) {
     return errors::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json" +
-        std::string(type.isCustom() ? "" : ", application/strategic-merge-patch+json"));
+        std::string(patchedType.isCustom() ? "" : ", application/strategic-merge-patch+json"));
   }
   json patchJson = json::parse(patchBody, nullptr, false);
   if (patchJson.is_discarded()) {
@@ -323,13 +338,18 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
   // changed in between and, as the API server does, retries on a conflict it caused itself.
   for (int attempt = 0; attempt < 5; ++attempt) {
     json base = *current;
+    if (scale) {
+      ApiResult<json> view = scaleForUpdate(type, base);
+      if (!view.isOk()) return view.error();
+      base = std::move(*view);
+    }
     common::Result<json> patched = common::internalError("unreachable");
     if (mediaType == "application/merge-patch+json") {
       patched = applyMergePatch(base, patchJson);
     } else if (mediaType == "application/json-patch+json") {
       patched = applyJsonPatch(base, patchJson);
     } else {
-      patched = applyStrategicMergePatch(type.kind, base, patchJson);
+      patched = applyStrategicMergePatch(patchedType.kind, base, patchJson);
     }
     if (!patched.isOk()) {
       // A JSON patch document that does not decode is a 400; one whose operations cannot apply
@@ -337,10 +357,17 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
       if (mediaType == "application/json-patch+json" && patched.status().causes().empty()) {
         return errors::badRequest(patched.status().message());
       }
-      ApiError e = errors::invalid(type, name, {});
+      ApiError e = errors::invalid(patchedType, name, {});
       e.code = 422;
       e.message = patched.status().message();
       e.details = json::object();
+      // NewGenericServerResponse keeps the patch library's error as the details' one cause.
+      const common::Status failure = patched.status();
+      for (const common::StatusCause& c : failure.causes()) {
+        json cause = {{"reason", c.reason}, {"message", c.message}};
+        if (!c.field.empty()) cause["field"] = c.field;
+        e.details["causes"].push_back(cause);
+      }
       return e;
     }
     json desired = std::move(*patched);
@@ -348,6 +375,9 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
     const bool pinned =
         metaString(desired, "resourceVersion") != metaString(base, "resourceVersion");
     if (!pinned) desired["metadata"]["resourceVersion"] = metaString(base, "resourceVersion");
+    if (scale) {
+      if (std::optional<ApiError> e = validateScale(type, name, desired)) return *e;
+    }
     ApiResult<WriteResult> written =
         write(type, ns, name, std::move(desired), subresource, options);
     if (written.isOk() || pinned || written.error().code != 409 ||
@@ -383,7 +413,13 @@ ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& n
                                    ", UID in object meta: " + metaString(old, "uid")));
         }
         json next;
-        if (subresource == "status") {
+        if (subresource == "scale") {
+          // ScaleREST: the object as it is, with the Scale's spec replicas.
+          next = old;
+          if (std::optional<ApiError> e = setReplicasFromScale(type, desired, next)) {
+            return abort.fail(*e);
+          }
+        } else if (subresource == "status") {
           next = old;
           if (desired.contains("status")) {
             next["status"] = desired["status"];
@@ -420,7 +456,8 @@ ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& n
                                       "deleted, found new finalizers " +
                                           newFinalizers(next, old))}));
         }
-        ApiResult<std::vector<std::string>> admitted = admit(type, next, &old, options, clock_);
+        ApiResult<std::vector<std::string>> admitted =
+            admit(type, next, &old, subresource, options, clock_);
         if (!admitted.isOk()) return abort.fail(admitted.error());
         result.warnings = std::move(*admitted);
         if (strategy.generation && specOf(next) != specOf(old)) {
@@ -438,13 +475,19 @@ ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& n
         return std::optional<json>(std::move(next));
       });
   if (!stored.isOk()) {
-    if (abort.error && options.dryRun && abort.error->message.empty()) {
-      result.object = presentObject(type, std::move(result.object));
-      return result;
+    if (!abort.error || !options.dryRun || !abort.error->message.empty()) {
+      return abort.error ? *abort.error : errors::internal(stored.status().message());
     }
-    return abort.error ? *abort.error : errors::internal(stored.status().message());
+  } else {
+    result.object = std::move(*stored);
   }
-  result.object = presentObject(type, std::move(*stored));
+  if (subresource == "scale") {
+    ApiResult<json> scale = scaleOf(type, result.object);
+    if (!scale.isOk()) return scale.error();
+    result.object = std::move(*scale);
+    return result;
+  }
+  result.object = presentObject(type, std::move(result.object));
   return result;
 }
 

@@ -56,6 +56,9 @@ class Api {
 
   ApiResult<nlohmann::json> get(const ResourceType& type, const std::string& ns,
                                 const std::string& name) const;
+  /// The autoscaling/v1 Scale of a resource with the scale subresource (server/scale.h).
+  ApiResult<nlohmann::json> getScale(const ResourceType& type, const std::string& ns,
+                                     const std::string& name) const;
   /// A <Kind>List with items, metadata.resourceVersion and continue.
   ApiResult<nlohmann::json> list(const ResourceType& type, const std::string& ns,
                                  const ListOptions& options) const;
@@ -67,7 +70,9 @@ class Api {
 
   ApiResult<WriteResult> create(const ResourceType& type, const std::string& ns,
                                 nlohmann::json body, const WriteOptions& options);
-  /// PUT of the object or of its "status" subresource.
+  /// PUT of the object, of its "status" subresource, or of its "scale" subresource (a Scale
+  /// whose spec.replicas the object takes, conditional on the Scale's resourceVersion; the
+  /// result is the Scale). Patches of "scale" apply to the Scale likewise.
   ApiResult<WriteResult> update(const ResourceType& type, const std::string& ns,
                                 const std::string& name, nlohmann::json body,
                                 const std::string& subresource, const WriteOptions& options);

@@ -89,6 +89,11 @@ ApiError methodNotAllowed() {
               nlohmann::json::object());
 }
 
+ApiError notSupported(const ResourceType& type, const std::string& name,
+                      const std::string& message) {
+  return make(405, "MethodNotAllowed", message, nameDetails(type, name));
+}
+
 ApiError pathNotFound() {
   return make(404, "NotFound", "the server could not find the requested resource",
               nlohmann::json::object());

@@ -55,6 +55,10 @@ ApiError invalid(const ResourceType& type, const std::string& name,
 ApiError badRequest(const std::string& message);
 ApiError forbidden(const ResourceType& type, const std::string& name, const std::string& why);
 ApiError methodNotAllowed();
+/// 405 MethodNotAllowed for what kubesim does not emulate on an object (exec, attach,
+/// port-forward): `message` says what and why, and names the object in its details.
+ApiError notSupported(const ResourceType& type, const std::string& name,
+                      const std::string& message);
 ApiError pathNotFound();
 ApiError unsupportedMediaType(const std::string& message);
 ApiError notAcceptable();

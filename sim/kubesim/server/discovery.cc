@@ -34,20 +34,31 @@ json resourceList(const std::string& groupVersion, const std::vector<ResourceTyp
     if (!t.categories.empty()) r["categories"] = t.categories;
     resources.push_back(r);
     for (const std::string& sub : t.subresources) {
+      const bool streaming = sub == "exec" || sub == "attach" || sub == "portforward";
       json verbs = sub == "log"                         ? json::array({"get"})
                    : sub == "binding" || sub == "token" ? json::array({"create"})
                    : sub == "finalize"                  ? json::array({"update"})
+                   : streaming                          ? json::array({"create", "get"})
                                                         : json::array({"get", "patch", "update"});
       json entry = {{"name", t.resource + "/" + sub},
                     {"singularName", ""},
                     {"namespaced", t.namespaced},
-                    {"kind", sub == "binding" ? "Binding" : t.kind},
+                    {"kind", t.kind},
                     {"verbs", verbs}};
+      if (sub == "binding") entry["kind"] = "Binding";
+      if (sub == "exec") entry["kind"] = "PodExecOptions";
+      if (sub == "attach") entry["kind"] = "PodAttachOptions";
+      if (sub == "portforward") entry["kind"] = "PodPortForwardOptions";
       // A subresource of another group's kind names its group and version.
       if (sub == "token") {
         entry["group"] = "authentication.k8s.io";
         entry["version"] = "v1";
         entry["kind"] = "TokenRequest";
+      }
+      if (sub == "scale") {
+        entry["group"] = "autoscaling";
+        entry["version"] = "v1";
+        entry["kind"] = "Scale";
       }
       resources.push_back(entry);
     }

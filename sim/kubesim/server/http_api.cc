@@ -8,6 +8,7 @@
 #include "hetbench/common/time.h"
 #include "protobuf/codec.h"
 #include "server/object_meta.h"
+#include "server/scale.h"
 #include "server/strategy.h"
 
 namespace hetbench::kubesim {
@@ -426,6 +427,11 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
     handleTokenRequest(request, *path, out);
     return;
   }
+  if (path->subresource == "exec" || path->subresource == "attach" ||
+      path->subresource == "portforward") {
+    refuseStream(request, *path, out);
+    return;
+  }
   handleResource(request, *path, out);
 }
 
@@ -448,6 +454,10 @@ void ApiServer::handleFaults(const http::Request& request, http::ResponseWriter&
 
 void ApiServer::handleResource(const http::Request& request, const ResourcePath& path,
                                http::ResponseWriter& out) {
+  if (path.subresource == "scale") {
+    handleScale(request, path, out);
+    return;
+  }
   const BodyFormat format = responseFormat(request, !path.type.isCustom());
   const ResourceType& type = path.type;
   const std::string& method = request.method;
@@ -562,6 +572,75 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
     return sendObject(out, format, 200, *removed);
   }
   sendError(out, errors::methodNotAllowed(), format);
+}
+
+void ApiServer::refuseStream(const http::Request& request, const ResourcePath& path,
+                             http::ResponseWriter& out) {
+  const BodyFormat format = responseFormat(request, true);
+  if (request.method != "GET" && request.method != "POST") {
+    return sendError(out, errors::methodNotAllowed(), format);
+  }
+  // As the API server's connecters, the pod is looked up first.
+  ApiResult<json> pod = api_.get(path.type, path.ns, path.name);
+  if (!pod.isOk()) return sendError(out, pod.error(), format);
+  const char* const why =
+      ": its containers run as processes on the host, and it serves no streaming connections "
+      "(SPDY or WebSocket)";
+  std::string message;
+  if (path.subresource == "exec") {
+    message = std::string("kubesim does not support exec") + why +
+              "; run the command on the host, or read the container's output with kubectl logs";
+  } else if (path.subresource == "attach") {
+    message = std::string("kubesim does not support attach") + why +
+              "; follow the container's output with kubectl logs -f";
+  } else {
+    message = std::string("kubesim does not support port-forward") + why +
+              "; containers share the host's network, so connect to their ports on the host";
+  }
+  sendError(out, errors::notSupported(path.type, path.name, message), format);
+}
+
+void ApiServer::handleScale(const http::Request& request, const ResourcePath& path,
+                            http::ResponseWriter& out) {
+  // A Scale is a built-in kind, a custom resource's too: protobuf is served for it.
+  const BodyFormat format = responseFormat(request, true);
+  const ResourceType& type = path.type;
+  const std::string& method = request.method;
+  if (path.name.empty() || path.legacyWatch || queryFlag(request, "watch")) {
+    return sendError(out, errors::methodNotAllowed(), format);
+  }
+  if (method == "GET") {
+    ApiResult<json> scale = api_.getScale(type, path.ns, path.name);
+    if (!scale.isOk()) return sendError(out, scale.error(), format);
+    if (!wantsTable(request.header("accept"))) return sendObject(out, format, 200, *scale);
+    // A custom resource's scale is printed with the resource's own columns, as its handler does.
+    const std::string includeObject = request.queryParam("includeObject").value_or("Metadata");
+    ApiResult<json> table =
+        buildTable(type.isCustom() ? type : scaleType(type), {*scale},
+                   {{"resourceVersion", (*scale)["metadata"].value("resourceVersion", "")}},
+                   includeObject, api_.clock().now());
+    if (!table.isOk()) return sendError(out, table.error(), format);
+    return sendJson(out, 200, *table);
+  }
+  if (method != "PUT" && method != "PATCH") {
+    return sendError(out, errors::methodNotAllowed(), format);
+  }
+  WriteOptions options;
+  const std::string optionsKind = method == "PUT" ? "UpdateOptions" : "PatchOptions";
+  if (std::optional<ApiError> bad = parseWriteOptions(request, optionsKind, &options)) {
+    return sendError(out, *bad, format);
+  }
+  ApiResult<WriteResult> written = WriteResult{};
+  if (method == "PUT") {
+    ApiResult<json> body = parseBody(request, scaleType(type));
+    if (!body.isOk()) return sendError(out, body.error(), format);
+    written = api_.update(type, path.ns, path.name, std::move(*body), "scale", options);
+  } else {
+    written = api_.patch(type, path.ns, path.name, request.header("content-type"), request.body,
+                         "scale", options);
+  }
+  if (!written.isOk()) return sendError(out, written.error(), format);
+  sendObject(out, format, 200, written->object, warningHeaders(written->warnings));
 }
 
 void ApiServer::handleLog(const http::Request& request, const ResourcePath& path,

@@ -66,6 +66,12 @@ class ApiServer {
                       http::ResponseWriter& out);
   void handleWatch(const http::Request& request, const ResourcePath& path,
                    http::ResponseWriter& out);
+  /// pods/exec, pods/attach and pods/portforward: 405 with why kubesim cannot serve them.
+  void refuseStream(const http::Request& request, const ResourcePath& path,
+                    http::ResponseWriter& out);
+  /// GET, PUT and PATCH of the scale subresource (server/scale.h).
+  void handleScale(const http::Request& request, const ResourcePath& path,
+                   http::ResponseWriter& out);
   void handleLog(const http::Request& request, const ResourcePath& path, http::ResponseWriter& out);
   bool handleDiscovery(const http::Request& request, http::ResponseWriter& out);
   void handleFaults(const http::Request& request, http::ResponseWriter& out);

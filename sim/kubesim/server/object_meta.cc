@@ -5,6 +5,7 @@
 
 #include "apimachinery/selectors.h"
 #include "hetbench/common/base64.h"
+#include "server/scale.h"
 #include "server/strategy.h"
 
 namespace hetbench::kubesim {
@@ -155,6 +156,7 @@ ApiResult<std::vector<std::string>> checkTypeMeta(const ResourceType& type, json
 }
 
 ApiResult<std::vector<std::string>> admit(const ResourceType& type, json& object, const json* old,
+                                          const std::string& subresource,
                                           const WriteOptions& options, const common::Clock& clock) {
   std::vector<std::string> warnings;
   std::vector<common::StatusCause> causes;
@@ -179,9 +181,13 @@ ApiResult<std::vector<std::string>> admit(const ResourceType& type, json& object
       schema.applyDefaults(object);
       causes = schema.validate(object);
     }
+    std::vector<common::StatusCause> scale =
+        validateCustomResourceScale(type, object, subresource == "status");
+    causes.insert(causes.end(), scale.begin(), scale.end());
     if (old == nullptr && type.hasSubresource("status")) object.erase("status");
   } else {
     const Strategy& strategy = strategyFor(type);
+    if (strategy.applyDefaults != nullptr) strategy.applyDefaults(object);
     if (old == nullptr && strategy.prepareForCreate != nullptr) {
       static std::uint64_t serial = 0;
       strategy.prepareForCreate(object, AdmissionContext{clock, ++serial});

@@ -36,11 +36,12 @@ nlohmann::json presentListItem(const ResourceType& type, nlohmann::json object);
 /// Checks (and for built-ins fills in) kind and apiVersion of a request body.
 ApiResult<std::vector<std::string>> checkTypeMeta(const ResourceType& type, nlohmann::json& body);
 
-/// Admission of a create (old == nullptr) or update: pruning and defaulting (custom resources
-/// by schema, built-ins by strategy), metadata and object validation. Returns the warnings.
+/// Admission of a create (old == nullptr) or update (of the object, or of its `subresource`):
+/// pruning and defaulting (custom resources by schema, built-ins by strategy), metadata and
+/// object validation. Returns the warnings.
 ApiResult<std::vector<std::string>> admit(const ResourceType& type, nlohmann::json& object,
-                                          const nlohmann::json* old, const WriteOptions& options,
-                                          const common::Clock& clock);
+                                          const nlohmann::json* old, const std::string& subresource,
+                                          const WriteOptions& options, const common::Clock& clock);
 
 /// `[]string{"a", "b"}`: the finalizers of `now` that `old` lacks, sorted, as Go prints them.
 std::string newFinalizers(const nlohmann::json& now, const nlohmann::json& old);

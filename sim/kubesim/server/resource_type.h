@@ -13,6 +13,15 @@
 
 namespace hetbench::kubesim {
 
+/// The scale subresource of a custom resource version: where its replicas and selector are, as
+/// the CRD's subresources.scale names them (".spec.replicas").
+struct CustomResourceScale {
+  std::string specReplicasPath = {};
+  std::string statusReplicasPath = {};
+  /// Empty when the CRD names none: the Scale then has no status.selector.
+  std::string labelSelectorPath = {};
+};
+
 /// What the API server knows of one served version of a custom resource.
 struct CustomResourceVersion {
   std::string name;  // "v1alpha1"
@@ -20,6 +29,7 @@ struct CustomResourceVersion {
   bool storage = false;
   std::optional<StructuralSchema> schema;
   std::vector<PrinterColumn> printerColumns;
+  std::optional<CustomResourceScale> scale = {};
 };
 
 /// One resource the server serves, e.g. pods (core/v1) or benchmarkruns (hetbench.io/v1alpha1).
@@ -32,7 +42,7 @@ struct ResourceType {
   bool namespaced = true;
   std::vector<std::string> shortNames;
   std::vector<std::string> categories;
-  std::vector<std::string> subresources;  // "status", "log"
+  std::vector<std::string> subresources;  // "status", "log", "scale"
   /// Answered but never stored: the review APIs (TokenReview, SubjectAccessReview, ...) serve
   /// POST on their collection only.
   bool createOnly = false;

@@ -207,8 +207,9 @@ const Strategy& strategyFor(const ResourceType& type) {
   if (key == "/nodes") return kNode;
   if (key == "/services") return kService;
   if (key == "/events") return kEvent;
-  if (key == "apps/deployments" || key == "apps/replicasets" ||
-      key == "networking.k8s.io/networkpolicies" ||
+  if (key == "apps/deployments") return deploymentStrategy();
+  if (key == "apps/replicasets") return replicaSetStrategy();
+  if (key == "networking.k8s.io/networkpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicies" ||
       key == "admissionregistration.k8s.io/validatingadmissionpolicybindings") {
     return kGenerational;
@@ -220,7 +221,8 @@ const Strategy& strategyFor(const ResourceType& type) {
 void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("", "v1", "namespaces", "Namespace", false, {"ns"}, {"status", "finalize"}));
   registry.add(builtin("", "v1", "nodes", "Node", false, {"no"}, {"status"}));
-  registry.add(builtin("", "v1", "pods", "Pod", true, {"po"}, {"status", "log", "binding"}, true));
+  registry.add(builtin("", "v1", "pods", "Pod", true, {"po"},
+                       {"status", "log", "binding", "exec", "attach", "portforward"}, true));
   registry.add(builtin("", "v1", "services", "Service", true, {"svc"}, {"status"}, true));
   registry.add(builtin("", "v1", "configmaps", "ConfigMap", true, {"cm"}, {}));
   registry.add(builtin("", "v1", "secrets", "Secret", true, {}, {}));
@@ -231,7 +233,8 @@ void registerBuiltinResources(ResourceRegistry& registry) {
   registry.add(builtin("batch", "v1", "jobs", "Job", true, {}, {"status"}, true));
   registry.add(builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"},
                        {"status", "scale"}, true));
-  registry.add(builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, {"status"}, true));
+  registry.add(
+      builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, {"status", "scale"}, true));
   registry.add(builtin("coordination.k8s.io", "v1", "leases", "Lease", true, {}, {}));
   registry.add(
       builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, {"netpol"}, {}));

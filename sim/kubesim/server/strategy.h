@@ -20,6 +20,9 @@ struct AdmissionContext {
 
 /// Per-kind rules, as each registry's strategy in kube-apiserver defines them.
 struct Strategy {
+  /// The API's defaults (SetDefaults_<Kind>), applied to every object written, created or
+  /// updated, as the API server's decoder applies them to every request body.
+  void (*applyDefaults)(nlohmann::json& object) = nullptr;
   /// Defaults and server-set fields on create (e.g. a Pod's restartPolicy, status.phase).
   void (*prepareForCreate)(nlohmann::json& object, const AdmissionContext& ctx) = nullptr;
   /// Validation of a new object; causes name fields as "spec.containers[0].image".

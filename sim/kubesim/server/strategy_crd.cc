@@ -2,6 +2,7 @@
 #include <cctype>
 #include <set>
 
+#include "hetbench/common/json_fields.h"
 #include "schema/schema.h"
 #include "server/api_error.h"
 #include "server/strategy_kinds.h"
@@ -41,6 +42,28 @@ void prepareCrd(json& crd, const AdmissionContext&) {
   crd["status"] = {{"conditions", json::array()},
                    {"acceptedNames", {{"kind", ""}, {"plural", ""}}},
                    {"storedVersions", json::array()}};
+}
+
+// validateSimpleJSONPath and the prefix rules of a CRD version's subresources.scale.
+void validateScalePath(const json& scale, const char* name, bool required,
+                       const std::vector<std::string>& prefixes, const char* where,
+                       const std::string& at, std::vector<common::StatusCause>& causes) {
+  const std::string field = at + ".subresources.scale." + name;
+  const std::string path = common::stringMember(scale, name);
+  if (path.empty()) {
+    if (required) causes.push_back(common::requiredCause(field));
+    return;
+  }
+  if (path[0] != '.') {
+    causes.push_back(
+        common::invalidCause(field, path, "must be a simple json path starting with ."));
+    return;
+  }
+  for (const std::string& prefix : prefixes) {
+    if (path.rfind(prefix, 0) == 0) return;
+  }
+  causes.push_back(
+      common::invalidCause(field, path, std::string("should be a json path under ") + where));
 }
 
 std::vector<common::StatusCause> validateCrd(const json& crd) {
@@ -90,6 +113,13 @@ std::vector<common::StatusCause> validateCrd(const json& crd) {
     if (vname.empty()) causes.push_back(common::requiredCause(at + ".name"));
     if (!seen.insert(vname).second) causes.push_back(common::duplicateCause(at + ".name", vname));
     if (v.value("storage", false)) ++storage;
+    const json& scale = common::member(common::member(v, "subresources"), "scale");
+    if (scale.is_object()) {
+      validateScalePath(scale, "specReplicasPath", true, {".spec."}, ".spec", at, causes);
+      validateScalePath(scale, "statusReplicasPath", true, {".status."}, ".status", at, causes);
+      validateScalePath(scale, "labelSelectorPath", false, {".spec.", ".status."},
+                        "either .spec or .status", at, causes);
+    }
     const json& schema = v.value("schema", json::object()).value("openAPIV3Schema", json());
     if (schema.is_null()) {
       causes.push_back(

@@ -32,14 +32,7 @@ void defaultContainer(json& c) {
     c["terminationMessagePath"] = "/dev/termination-log";
   }
   if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
-  json& resources = c["resources"];
-  if (!resources.is_object()) resources = json::object();
-  // Requests default to limits, as the API server's defaulting does.
-  if (resources.contains("limits") && resources["limits"].is_object()) {
-    for (const auto& [name, value] : resources["limits"].items()) {
-      if (!resources["requests"].contains(name)) resources["requests"][name] = value;
-    }
-  }
+  if (!c["resources"].is_object()) c["resources"] = json::object();
   if (c.contains("ports") && c["ports"].is_array()) {
     for (json& p : c["ports"]) {
       if (!p.contains("protocol")) p["protocol"] = "TCP";
@@ -97,8 +90,23 @@ std::vector<common::StatusCause> validateContainers(const json& list, const std:
   return causes;
 }
 
+// What a Pod gets beyond a template's defaults: SetDefaults_Pod (service links, requests from
+// limits, "only on a v1.Pod and not a v1.PodTemplate") and the ServiceAccount admission plugin.
 void preparePod(json& pod, const AdmissionContext&) {
-  defaultPodSpec(pod["spec"]);
+  json& spec = pod["spec"];
+  defaultPodSpec(spec);
+  if (!spec.contains("serviceAccountName")) spec["serviceAccountName"] = "default";
+  if (!spec.contains("enableServiceLinks")) spec["enableServiceLinks"] = true;
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (json& c : spec[list]) {
+      json& resources = c["resources"];
+      if (!resources.contains("limits") || !resources["limits"].is_object()) continue;
+      for (const auto& [name, value] : resources["limits"].items()) {
+        if (!resources["requests"].contains(name)) resources["requests"][name] = value;
+      }
+    }
+  }
   pod["status"] = {{"phase", "Pending"}, {"qosClass", "BestEffort"}};
   bool anyRequest = false;
   bool guaranteed = true;
@@ -151,9 +159,7 @@ void defaultPodSpec(json& spec) {
   if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
   if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
   if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
-  if (!spec.contains("serviceAccountName")) spec["serviceAccountName"] = "default";
   if (!spec.contains("securityContext")) spec["securityContext"] = json::object();
-  if (!spec.contains("enableServiceLinks")) spec["enableServiceLinks"] = true;
   for (const char* list : {"containers", "initContainers"}) {
     if (spec.contains(list) && spec[list].is_array()) {
       for (json& c : spec[list]) defaultContainer(c);

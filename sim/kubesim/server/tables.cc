@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "apimachinery/selectors.h"
 #include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 #include "schema/jsonpath.h"
@@ -17,12 +18,14 @@ struct Column {
   const char* name;
   const char* type;
   int priority;
+  /// Whether a "Name" column has format "name", as every printer's but the Scale's has.
+  bool nameFormat = true;
 };
 
 json column(const Column& c) {
   return {{"name", c.name},
           {"type", c.type},
-          {"format", std::string(c.name) == "Name" ? "name" : ""},
+          {"format", c.nameFormat && std::string(c.name) == "Name" ? "name" : ""},
           {"description", ""},
           {"priority", c.priority}};
 }
@@ -105,42 +108,13 @@ std::pair<std::string, std::string> containersAndImages(const json& podTemplate)
   return {containers, images};
 }
 
-/// A label selector as metav1.FormatLabelSelector writes it: requirements sorted by key
-/// ("app=web,tier in (edge,front)"), "<none>" when it selects everything.
+/// A label selector as metav1.FormatLabelSelector writes it ("app=web,tier in (edge,front)"):
+/// "<none>" when it selects everything, "<error>" when it does not convert.
 std::string formatSelector(const json& selector) {
-  std::vector<std::pair<std::string, std::string>> requirements;
-  const json& matchLabels = common::member(selector, "matchLabels");
-  if (matchLabels.is_object()) {
-    for (const auto& [key, value] : matchLabels.items()) {
-      requirements.emplace_back(key,
-                                key + "=" + (value.is_string() ? value.get<std::string>() : ""));
-    }
-  }
-  for (const json& e : common::arrayMember(selector, "matchExpressions")) {
-    const std::string key = text(e, "key");
-    const std::string op = text(e, "operator");
-    std::vector<std::string> values;
-    for (const json& v : common::arrayMember(e, "values")) {
-      if (v.is_string()) values.push_back(v.get<std::string>());
-    }
-    std::sort(values.begin(), values.end());
-    std::string list;
-    for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
-    if (op == "In") {
-      requirements.emplace_back(key, key + " in (" + list + ")");
-    } else if (op == "NotIn") {
-      requirements.emplace_back(key, key + " notin (" + list + ")");
-    } else if (op == "Exists") {
-      requirements.emplace_back(key, key);
-    } else if (op == "DoesNotExist") {
-      requirements.emplace_back(key, "!" + key);
-    }
-  }
-  std::stable_sort(requirements.begin(), requirements.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string out;
-  for (const auto& r : requirements) out += (out.empty() ? "" : ",") + r.second;
-  return out.empty() ? "<none>" : out;
+  common::Result<LabelSelector> parsed = LabelSelector::fromJson(selector);
+  if (!parsed.isOk()) return "<error>";
+  const std::string query = parsed->toString();
+  return query.empty() ? "<none>" : query;
 }
 
 std::vector<json> jobRow(const json& job, common::WallTime now) {
@@ -236,12 +210,22 @@ std::vector<json> serviceRow(const json& svc, common::WallTime now) {
     ports += std::to_string(count(p, "port")) + "/" + text(p, "protocol", "TCP");
   }
   if (ports.empty()) ports = "<none>";
+  // labels.FormatLabels of the selector map: sorted "key=value" pairs.
+  std::string selector;
+  const json& selectorMap = common::member(spec, "selector");
+  if (selectorMap.is_object()) {
+    for (const auto& [key, value] : selectorMap.items()) {
+      selector += (selector.empty() ? "" : ",") + key + "=" +
+                  (value.is_string() ? value.get<std::string>() : "");
+    }
+  }
   return {name(svc),
           text(spec, "type", "ClusterIP"),
           text(spec, "clusterIP", "<none>"),
           "<none>",
           ports,
-          age(svc, now)};
+          age(svc, now),
+          selector.empty() ? "<none>" : selector};
 }
 
 std::vector<json> eventRow(const json& event, common::WallTime now) {
@@ -271,6 +255,11 @@ std::vector<json> configMapRow(const json& cm, common::WallTime now) {
 
 std::vector<json> leaseRow(const json& lease, common::WallTime now) {
   return {name(lease), text(common::member(lease, "spec"), "holderIdentity"), age(lease, now)};
+}
+
+std::vector<json> scaleRow(const json& scale, common::WallTime now) {
+  return {name(scale), count(common::member(scale, "spec"), "replicas"),
+          count(common::member(scale, "status"), "replicas"), age(scale, now)};
 }
 
 std::vector<json> defaultRow(const json& object, common::WallTime) {
@@ -355,7 +344,8 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
     row = nodeRow;
   } else if (key == "/services") {
     columns = {{"Name", "string", 0},        {"Type", "string", 0},    {"Cluster-IP", "string", 0},
-               {"External-IP", "string", 0}, {"Port(s)", "string", 0}, {"Age", "string", 0}};
+               {"External-IP", "string", 0}, {"Port(s)", "string", 0}, {"Age", "string", 0},
+               {"Selector", "string", 1}};
     row = serviceRow;
   } else if (key == "/events") {
     columns = {{"Last Seen", "string", 0},
@@ -370,6 +360,12 @@ ApiResult<json> buildTable(const ResourceType& type, const std::vector<json>& ob
   } else if (key == "/configmaps") {
     columns = {{"Name", "string", 0}, {"Data", "integer", 0}, {"Age", "string", 0}};
     row = configMapRow;
+  } else if (type.group == "autoscaling" && type.kind == "Scale") {
+    columns = {{"Name", "string", 0, false},
+               {"Desired", "integer", 0},
+               {"Available", "integer", 0},
+               {"Age", "string", 0}};
+    row = scaleRow;
   } else if (key == "coordination.k8s.io/leases") {
     columns = {{"Name", "string", 0}, {"Holder", "string", 0}, {"Age", "string", 0}};
     row = leaseRow;

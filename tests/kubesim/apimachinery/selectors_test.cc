@@ -267,6 +267,34 @@ TEST(LabelSelectorFromJsonTest, BuildsAndValidates) {
   }
 }
 
+// Verifies the query-string form of a selector, as labels.Selector's String() writes it (the
+// Scale's status.selector and the printers' SELECTOR column).
+TEST(LabelSelectorToStringTest, WritesTheQueryForm) {
+  struct Case {
+    json object;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {nullptr, ""},
+      {{{"matchLabels", {{"b", "2"}, {"a", "1"}}}}, "a=1,b=2"},
+      {{{"matchLabels", {{"app", "web"}}},
+        {"matchExpressions",
+         {{{"key", "tier"}, {"operator", "In"}, {"values", {"front", "edge"}}},
+          {{"key", "env"}, {"operator", "NotIn"}, {"values", {"prod"}}},
+          {{"key", "zone"}, {"operator", "Exists"}},
+          {{"key", "canary"}, {"operator", "DoesNotExist"}}}}},
+       "app=web,!canary,env notin (prod),tier in (edge,front),zone"},
+  };
+  for (const auto& c : cases) {
+    auto built = LabelSelector::fromJson(c.object);
+    ASSERT_TRUE(built.isOk()) << c.object.dump();
+    EXPECT_EQ(built->toString(), c.want) << c.object.dump();
+  }
+  auto parsed = LabelSelector::parse("b!=2,a>1,c<3,d==4");
+  ASSERT_TRUE(parsed.isOk());
+  EXPECT_EQ(parsed->toString(), "a>1,b!=2,c<3,d=4");
+}
+
 // Verifies the metadata.labels messages for bad keys and values, and that good ones pass.
 TEST(ValidateLabelTest, ReportsApiServerMessages) {
   struct Case {

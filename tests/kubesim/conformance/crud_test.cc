@@ -228,5 +228,68 @@ TEST(Crud, CreateInTerminatingNamespace) {
                         "metadata.namespace")}}});
 }
 
+// Verifies the API's defaults of a Deployment and a ReplicaSet as a real server stores them
+// (SetDefaults_Deployment, SetDefaults_ReplicaSet, and a pod template's SetDefaults_PodSpec and
+// SetDefaults_Container, without what only Pods get), applied on update too.
+TEST(Crud, AppsDefaults) {
+  Harness h;
+  const json podTemplate = {{"metadata", {{"labels", {{"app", "web"}}}}},
+                            {"spec",
+                             {{"nodeSelector", {{"kubesim.test/nowhere", "true"}}},
+                              {"containers",
+                               {{{"name", "main"},
+                                 {"image", "busybox:1.36"},
+                                 {"resources", {{"limits", {{"cpu", "1"}}}}}}}}}}};
+  const json deployment = {{"apiVersion", "apps/v1"},
+                           {"kind", "Deployment"},
+                           {"metadata", {{"name", "web"}}},
+                           {"spec",
+                            {{"selector", {{"matchLabels", {{"app", "web"}}}}},
+                             {"strategy", json::object()},
+                             {"template", podTemplate}}}};
+  Response r = h.post("/apis/apps/v1/namespaces/default/deployments", deployment);
+  ASSERT_EQ(r.status, 201) << r.body;
+  json spec = bodyJson(r)["spec"];
+  EXPECT_EQ(spec["replicas"], 1);
+  EXPECT_EQ(spec["revisionHistoryLimit"], 10);
+  EXPECT_EQ(spec["progressDeadlineSeconds"], 600);
+  EXPECT_EQ(spec["strategy"],
+            json({{"type", "RollingUpdate"},
+                  {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}}));
+  EXPECT_EQ(spec["template"]["spec"], json({{"nodeSelector", {{"kubesim.test/nowhere", "true"}}},
+                                            {"containers",
+                                             {{{"name", "main"},
+                                               {"image", "busybox:1.36"},
+                                               {"imagePullPolicy", "IfNotPresent"},
+                                               {"resources", {{"limits", {{"cpu", "1"}}}}},
+                                               {"terminationMessagePath", "/dev/termination-log"},
+                                               {"terminationMessagePolicy", "File"}}}},
+                                            {"restartPolicy", "Always"},
+                                            {"terminationGracePeriodSeconds", 30},
+                                            {"dnsPolicy", "ClusterFirst"},
+                                            {"securityContext", json::object()},
+                                            {"schedulerName", "default-scheduler"}}));
+
+  json recreate = bodyJson(h.get("/apis/apps/v1/namespaces/default/deployments/web"));
+  // Unconditional: the Deployment controller writes the status meanwhile.
+  recreate["metadata"].erase("resourceVersion");
+  recreate["spec"]["strategy"] = {{"type", "Recreate"}};
+  recreate["spec"].erase("revisionHistoryLimit");
+  Response updated = h.put("/apis/apps/v1/namespaces/default/deployments/web", recreate);
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(bodyJson(updated)["spec"]["strategy"], json({{"type", "Recreate"}}));
+  EXPECT_EQ(bodyJson(updated)["spec"]["revisionHistoryLimit"], 10);
+
+  const json replicaSet = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "ReplicaSet"},
+      {"metadata", {{"name", "front"}}},
+      {"spec", {{"selector", {{"matchLabels", {{"app", "web"}}}}}, {"template", podTemplate}}}};
+  Response rs = h.post("/apis/apps/v1/namespaces/default/replicasets", replicaSet);
+  ASSERT_EQ(rs.status, 201) << rs.body;
+  EXPECT_EQ(bodyJson(rs)["spec"]["replicas"], 1);
+  EXPECT_EQ(bodyJson(rs)["spec"]["template"]["spec"]["dnsPolicy"], "ClusterFirst");
+}
+
 }  // namespace
 }  // namespace hetbench::kubesim::testing

@@ -46,14 +46,18 @@ TEST(Patch, JsonPatch) {
 }
 
 // Verifies that a JSON patch whose test operation fails is 422, as the API server wraps the
-// patch library's error in a generic "Invalid" response.
+// patch library's error in a generic "Invalid" response whose one cause carries it (kubectl
+// prints the cause).
 TEST(Patch, JsonPatchFailedTestIsInvalid) {
   Harness h;
   json cm = bodyJson(h.post(kConfigMaps, configMap("c", {{"a", "1"}})));
   json ops = {{{"op", "test"}, {"path", "/data/a"}, {"value", "2"}},
               {{"op", "replace"}, {"path", "/data/a"}, {"value", "3"}}};
   expectStatus(h.patch(kConfigMap, kJsonPatch, ops), 422, "Invalid",
-               "the server rejected our request due to an error in our request", json::object());
+               "the server rejected our request due to an error in our request",
+               {{"causes",
+                 {{{"reason", "UnexpectedServerResponse"},
+                   {"message", "testing value /data/a failed: test failed"}}}}});
   EXPECT_EQ(bodyJson(h.get(kConfigMap)), cm) << "a failed patch changes nothing";
 }
 

@@ -47,6 +47,9 @@ TEST(Table, BuiltinColumnDefinitions) {
       {"/apis/batch/v1/namespaces/default/jobs",
        {"Name:string:0", "Status:string:0", "Completions:string:0", "Duration:string:0",
         "Age:string:0", "Containers:string:1", "Images:string:1", "Selector:string:1"}},
+      {"/api/v1/namespaces/default/services",
+       {"Name:string:0", "Type:string:0", "Cluster-IP:string:0", "External-IP:string:0",
+        "Port(s):string:0", "Age:string:0", "Selector:string:1"}},
       {"/api/v1/namespaces", {"Name:string:0", "Status:string:0", "Age:string:0"}},
       {"/api/v1/namespaces/default/configmaps",
        {"Name:string:0", "Data:integer:0", "Age:string:0"}},
@@ -159,6 +162,25 @@ TEST(Table, DeploymentAndReplicaSetRows) {
   EXPECT_EQ(row[5], "main");
   EXPECT_EQ(row[6], "busybox");
   EXPECT_EQ(row[7], "app=web,pod-template-hash=" + hash + ",tier in (edge,front)");
+}
+
+// Verifies a Service's row: ports with their protocol, and the selector of the wide column as
+// labels.FormatLabels writes it.
+TEST(Table, ServiceRow) {
+  Harness h;
+  const json ports = {{{"port", 80}}, {{"port", 53}, {"protocol", "UDP"}}};
+  const json svc = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", {{"name", "web"}}},
+      {"spec", {{"selector", {{"tier", "front"}, {"app", "web"}}}, {"ports", ports}}}};
+  ASSERT_EQ(h.post("/api/v1/namespaces/default/services", svc).status, 201);
+  json row = getTable(h, "/api/v1/namespaces/default/services/web")["rows"][0]["cells"];
+  ASSERT_EQ(row.size(), 7u) << row;
+  EXPECT_EQ(row[0], "web");
+  EXPECT_EQ(row[1], "ClusterIP");
+  EXPECT_EQ(row[4], "80/TCP,53/UDP");
+  EXPECT_EQ(row[6], "app=web,tier=front");
 }
 
 // Verifies that fields sent as JSON null read as absent: client-go writes an Event's unset

@@ -60,6 +60,11 @@ check "apply custom resource" "widget.example.com/w1 created" k apply -f "$here/
 check "apply again" "widget.example.com/w1 unchanged" k apply -f "$here/widget.yaml"
 check "printer columns" "NAME   SIZE   COLOR   AGE" k get widgets
 check "printer row" "w1     3      red" k get wd
+check "scale a custom resource" "widget.example.com/w1 scaled" k scale widget w1 --replicas=4
+check "custom resource scaled" "w1     4      red" k get wd
+check "custom resource scale" "4" k get wd w1 --subresource=scale -o jsonpath='{.spec.replicas}'
+check "custom resource scale validated" "spec.size in body should be greater than or equal to 1" \
+  k scale widget w1 --replicas=0
 check "schema rejects" "spec.size in body should be greater than or equal to 1" k apply -f "$here/widget-invalid.yaml"
 check "api-resources" "widgets" k api-resources --api-group=example.com
 
@@ -268,6 +273,177 @@ check "delete running pod" 'pod "sleeper" deleted' k delete pod sleeper --wait=f
 wait_for "killing event" "Stopping container main" k events --for pod/sleeper
 check "delete event subjects" 'pod "crasher" deleted' \
   k delete pod crasher too-big --wait=false
+
+# A tutorial's commands, each as a real cluster answers it: run, create, expose, label, annotate,
+# scale (the scale subresource), patch of each type, diff, wait, rollout status, describe,
+# events, logs, the refusals of exec, attach and port-forward, delete with each propagation
+# policy, server-side dry runs and every output format.
+t() { k -n tutorial "$@"; }
+check "create tutorial namespace" "namespace/tutorial created" k create namespace tutorial
+check "create deployment" "deployment.apps/web created" \
+  t create deployment web --image=busybox --replicas=2 -- sh -c 'echo serving; sleep 300'
+check "rollout status" 'deployment "web" successfully rolled out' \
+  t rollout status deployment/web --timeout=20s
+defaults='{.spec.strategy.type} {.spec.strategy.rollingUpdate.maxSurge} '\
+'{.spec.revisionHistoryLimit} {.spec.progressDeadlineSeconds}'
+check "api defaults stored" "RollingUpdate 25% 10 600" t get deploy web -o jsonpath="$defaults"
+check "template defaults stored" "ClusterFirst Always" t get deploy web -o \
+  jsonpath='{.spec.template.spec.dnsPolicy} {.spec.template.spec.containers[0].imagePullPolicy}'
+check "describe deployment" "RollingUpdateStrategy:  25% max unavailable, 25% max surge" \
+  t describe deployment web
+wait_for "logs of a deployment" "serving" t logs deployment/web
+wait_for "logs by label" "serving" t logs -l app=web
+
+check "scale" "deployment.apps/web scaled" t scale deployment/web --replicas=3
+wait_for "controller scaled up" "3 desired | 3 updated | 3 total | 3 available | 0 unavailable" \
+  t describe deployment web
+check "scale subresource" "NAME   DESIRED   AVAILABLE" t get deploy web --subresource=scale
+check "scale subresource row" "web    3         3" t get deploy web --subresource=scale
+check "scale as yaml" "kind: Scale" t get deploy web --subresource=scale -o yaml
+check "scale selector" "app=web" t get deploy web --subresource=scale -o jsonpath='{.status.selector}'
+check "scale refused on a stale count" "error: Expected replicas to be 2, was 3" \
+  t scale deployment/web --current-replicas=2 --replicas=1
+check "scale with the current count" "deployment.apps/web scaled" \
+  t scale deployment/web --current-replicas=3 --replicas=2
+check "scale server dry run" "deployment.apps/web scaled (server dry run)" \
+  t scale deployment/web --replicas=7 --dry-run=server
+check "scale dry run changed nothing" "replicas=2" \
+  t get deploy web -o jsonpath='replicas={.spec.replicas}'
+check "patch the scale subresource" "scale.autoscaling/web patched" \
+  t patch deployment web --subresource=scale --type=merge -p '{"spec":{"replicas":2}}'
+wait_for "controller scaled down" "2 desired | 2 updated | 2 total | 2 available | 0 unavailable" \
+  t describe deployment web
+check "scaling events" "Scaled down replica set web-" t events --for deployment/web
+check "scale a replica set" "scaled" \
+  t scale replicaset -l app=web --replicas=2
+
+check "expose" "service/web exposed" t expose deployment web --port=80 --target-port=8080
+check "service from the deployment" '{"app":"web"} 80 8080' \
+  t get svc web -o jsonpath='{.spec.selector} {.spec.ports[0].port} {.spec.ports[0].targetPort}'
+check "service wide" "PORT(S)   AGE   SELECTOR" t get svc web -o wide
+check "service wide row" "80/TCP" t get svc web -o wide --no-headers
+check "service wide selector" "app=web" t get svc web -o wide --no-headers
+check "expose server dry run" "service/web-alt exposed (server dry run)" \
+  t expose deployment web --port=81 --name=web-alt --dry-run=server
+
+check "label" "deployment.apps/web labeled" t label deployment web tier=front
+check "label refused without overwrite" "'tier' already has a value (front), and --overwrite is false" \
+  t label deployment web tier=back
+check "label overwrite" "deployment.apps/web labeled" t label deployment web tier=back --overwrite
+check "select by the label" "deployment.apps/web" t get deploy -l tier=back -o name
+check "unlabel" "deployment.apps/web unlabeled" t label deployment web tier-
+check "label server dry run" "deployment.apps/web labeled (server dry run)" \
+  t label deployment web dry=run --dry-run=server
+check "dry run label not stored" '{"app":"web"}' t get deploy web -o jsonpath='{.metadata.labels}'
+check "annotate" "deployment.apps/web annotated" t annotate deployment web owner=team-a
+check "annotation stored" "team-a" t get deploy web -o jsonpath='{.metadata.annotations.owner}'
+check "annotation removed" "deployment.apps/web annotated" t annotate deployment web owner-
+
+env='{"spec":{"template":{"spec":{"containers":[{"name":"busybox","env":[{"name":"MODE","value":"fast"}]}]}}}}'
+check "strategic merge patch" "deployment.apps/web patched" t patch deployment web -p "$env"
+container='{.spec.template.spec.containers[0].image} '\
+'{.spec.template.spec.containers[0].env[0].name}={.spec.template.spec.containers[0].env[0].value}'
+check "strategic merge keeps the container" "busybox MODE=fast" \
+  t get deploy web -o jsonpath="$container"
+check "rollout after the patch" 'deployment "web" successfully rolled out' \
+  t rollout status deployment/web --timeout=20s
+check "merge patch" "deployment.apps/web patched" \
+  t patch deployment web --type=merge -p '{"spec":{"revisionHistoryLimit":5}}'
+check "json patch" "deployment.apps/web patched" \
+  t patch deployment web --type=json -p '[{"op":"replace","path":"/spec/revisionHistoryLimit","value":4}]'
+check "patches stored" "4" t get deploy web -o jsonpath='{.spec.revisionHistoryLimit}'
+check "patch without a change" "deployment.apps/web patched (no change)" \
+  t patch deployment web --type=merge -p '{"spec":{"revisionHistoryLimit":4}}'
+check "json patch test fails" "testing value /spec/replicas failed: test failed" \
+  t patch deployment web --type=json -p '[{"op":"test","path":"/spec/replicas","value":9}]'
+# kubectl patch prints no dry-run suffix; the server must still store nothing.
+check "patch server dry run" "deployment.apps/web patched" \
+  t patch deployment web --type=merge -p '{"spec":{"revisionHistoryLimit":1}}' --dry-run=server
+check "dry run patch not stored" "limit=4" \
+  t get deploy web -o jsonpath='limit={.spec.revisionHistoryLimit}'
+
+cat >"$work/settings.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: tutorial}
+data: {mode: fast}
+YAML
+sed 's/fast/slow/' "$work/settings.yaml" >"$work/settings-changed.yaml"
+sed 's/settings/fresh/' "$work/settings.yaml" >"$work/settings-new.yaml"
+diff_exit() { k diff -f "$1" >/dev/null 2>&1 && echo "exit 0" || echo "exit $?"; }
+check "apply for diff" "configmap/settings created" k apply -f "$work/settings.yaml"
+check "diff of a change" "-  mode: fast
++  mode: slow" k diff -f "$work/settings-changed.yaml"
+check "diff finds a change" "exit 1" diff_exit "$work/settings-changed.yaml"
+check "diff finds none" "exit 0" diff_exit "$work/settings.yaml"
+check "diff of a new object" "+  name: fresh" k diff -f "$work/settings-new.yaml"
+check "diff created nothing" 'configmaps "fresh" not found' t get configmap fresh
+
+check "create server dry run" "configmap/dry created (server dry run)" \
+  t create configmap dry --from-literal=a=b --dry-run=server
+check "dry run object" "uid:" t create configmap dry --from-literal=a=b --dry-run=server -o yaml
+check "dry run created nothing" 'configmaps "dry" not found' t get configmap dry
+check "run server dry run" "pod/dry created (server dry run)" \
+  t run dry --image=busybox --dry-run=server
+check "delete server dry run" 'configmap "settings" deleted (server dry run)' \
+  t delete configmap settings --dry-run=server
+check "dry run deleted nothing" "configmap/settings" t get configmap settings -o name
+
+# Every output format of kubectl get.
+echo '{.spec.replicas}' >"$work/replicas.jsonpath"
+echo '{{.kind}}/{{.metadata.name}}' >"$work/name.gotemplate"
+printf 'NAME REPLICAS\n.metadata.name .spec.replicas\n' >"$work/columns.txt"
+check "-o name" "deployment.apps/web" t get deploy web -o name
+check "-o json" '"kind": "Deployment"' t get deploy web -o json
+check "-o json of a list" '"kind": "List"' t get deploy -o json
+check "-o yaml" "kind: Deployment" t get deploy web -o yaml
+check "-o wide" "CONTAINERS   IMAGES    SELECTOR" t get deploy web -o wide
+check "-o jsonpath" "web 2" t get deploy web -o jsonpath='{.metadata.name} {.spec.replicas}'
+check "-o jsonpath-as-json" '"web"' t get deploy web -o jsonpath-as-json='{.metadata.name}'
+check "-o jsonpath-file" "2" t get deploy web -o jsonpath-file="$work/replicas.jsonpath"
+check "-o go-template" "web=2" t get deploy web -o go-template='{{.metadata.name}}={{.spec.replicas}}'
+check "-o go-template-file" "Deployment/web" t get deploy web -o go-template-file="$work/name.gotemplate"
+check "-o template" "tutorial" t get deploy web -o template='{{.metadata.namespace}}'
+check "-o templatefile" "Deployment/web" t get deploy web -o templatefile="$work/name.gotemplate"
+check "-o custom-columns" "NAME   REPLICAS
+web    2" t get deploy web -o custom-columns=NAME:.metadata.name,REPLICAS:.spec.replicas
+check "-o custom-columns-file" "NAME   REPLICAS
+web    2" t get deploy web -o custom-columns-file="$work/columns.txt"
+
+# exec, attach and port-forward need streams that kubesim does not serve: refused at once.
+# The shell takes two seconds to stop, so that kubectl wait --for=delete sees it go.
+check "run" "pod/shell created" t run shell --image=busybox --restart=Never --command -- \
+  sh -c 'trap "sleep 2; exit 0" TERM; while true; do sleep 1; done'
+
+check "wait for a jsonpath" "pod/shell condition met" \
+  t wait --for=jsonpath='{.status.phase}'=Running pod/shell --timeout=20s
+check "wait for a condition" "pod/shell condition met" \
+  t wait --for=condition=Ready pod/shell --timeout=20s
+check "exec refused" \
+  "Error from server (MethodNotAllowed): kubesim does not support exec: its containers run as" \
+  t exec shell -- ls
+check "exec into a deployment refused" "kubesim does not support exec" t exec deploy/web -- ls
+check "attach refused" "Error from server (MethodNotAllowed): kubesim does not support attach" \
+  t attach shell
+check "port-forward refused" "error: error upgrading connection: kubesim does not support port-forward" \
+  t port-forward pod/shell :80
+check "delete without waiting" 'pod "shell" deleted' t delete pod shell --wait=false
+check "wait for the delete" "pod/shell condition met" t wait --for=delete pod/shell --timeout=40s
+
+# Deletion with each propagation policy, as the garbage collector carries it out.
+check "deployment to orphan" "deployment.apps/kept created" \
+  t create deployment kept --image=busybox --replicas=1 -- sleep 300
+wait_for "its replica set" "kept-" t get rs -l app=kept -o name
+check "delete orphaning" 'deployment.apps "kept" deleted' t delete deployment kept --cascade=orphan
+wait_for "replica set released" "<none>" \
+  t get rs -l app=kept -o custom-columns=OWNER:.metadata.ownerReferences[0].name --no-headers
+check "orphaned pods kept" "Running" t get pods -l app=kept
+check "delete in the background" 'deployment.apps "web" deleted' \
+  t delete deployment web --cascade=background
+wait_for "background delete collects" "No resources found" t get rs,pods -l app=web
+check "delete in the foreground" 'replicaset.apps "' t delete rs -l app=kept --cascade=foreground
+wait_for "foreground delete collects" "No resources found" t get rs,pods -l app=kept
+check "delete namespace" 'namespace "tutorial" deleted' k delete namespace tutorial --wait=false
 
 # HTTPS with a generated CA, a client certificate and a required token.
 "$kubesim" --tls --token s3cret --write-kubeconfig "$work/tls.kubeconfig" \

@@ -70,6 +70,9 @@ std::vector<RoundTripCase> roundTripCases() {
       {"ReplicaSet",
        json::parse(
            R"json({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-5d8f7c9b4","namespace":"team-a","labels":{"app":"web","pod-template-hash":"5d8f7c9b4"},"annotations":{"deployment.kubernetes.io/revision":"2"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1","controller":true,"blockOwnerDeletion":true}]},"spec":{"replicas":0,"minReadySeconds":5,"selector":{"matchLabels":{"app":"web","pod-template-hash":"5d8f7c9b4"}},"template":{"metadata":{"labels":{"app":"web","pod-template-hash":"5d8f7c9b4"}},"spec":{"containers":[{"name":"main","image":"busybox","args":["--verbose"]}]}}},"status":{"replicas":0,"fullyLabeledReplicas":1,"readyReplicas":1,"availableReplicas":1,"observedGeneration":2,"conditions":[{"type":"ReplicaFailure","status":"True","lastTransitionTime":"2026-11-22T07:16:00Z","reason":"FailedCreate","message":"quota"}]}})json")},
+      {"Scale",
+       json::parse(
+           R"json({"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","namespace":"team-a","uid":"0b5e0c9e-2f6c-4d3e-9a51-7c1c0b6d8f10","resourceVersion":"42","creationTimestamp":"2026-11-22T07:16:00Z"},"spec":{"replicas":3},"status":{"replicas":0,"selector":"app=web,tier in (edge,front)"}})json")},
       {"Lease",
        json::parse(
            R"json({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"leader"},"spec":{"holderIdentity":"a","leaseDurationSeconds":15,"leaseTransitions":0,"renewTime":"2026-11-22T07:16:00.500000Z"}})json")},
@@ -79,8 +82,9 @@ std::vector<RoundTripCase> roundTripCases() {
       {"ClusterRoleBinding",
        json::parse(
            R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"r"},"subjects":[{"kind":"ServiceAccount","name":"robot","namespace":"team-a"}]})json")},
-      {"ClusterRole", json::
-                          parse(R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods","pods/log"],"verbs":["get"]}],"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"aggregate":"true"}}]}})json")},
+      {"ClusterRole",
+       json::parse(
+           R"json({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods","pods/log"],"verbs":["get"]}],"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"aggregate":"true"}}]}})json")},
       {"TokenReview",
        json::parse(
            R"json({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"t"},"status":{"authenticated":true,"user":{"username":"system:serviceaccount:team-a:robot","uid":"u","groups":["system:serviceaccounts"],"extra":{"authentication.kubernetes.io/credential-id":["JTI=1"]}},"audiences":["https://kubernetes.default.svc.cluster.local"]}})json")},
@@ -102,9 +106,8 @@ std::vector<RoundTripCase> roundTripCases() {
       {"CustomResourceDefinition",
        json::parse(
            R"json({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"size":{"type":"integer","minimum":1,"default":3},"tags":{"type":"array","items":{"type":"string"}},"labels":{"type":"object","additionalProperties":{"type":"string"}},"closed":{"type":"object","additionalProperties":false},"color":{"type":"string","enum":["red","blue"]}}}}}}}]},"status":{"acceptedNames":{"plural":"widgets","kind":"Widget"},"storedVersions":["v1"]}})json")},
-      {"PodList",
-       json::parse(
-           R"json({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"7","continue":"abc","remainingItemCount":0},"items":[{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}}]})json")},
+      {"PodList", json::
+                      parse(R"json({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"7","continue":"abc","remainingItemCount":0},"items":[{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}}]})json")},
       {"Status",
        json::parse(
            R"json({"apiVersion":"v1","kind":"Status","metadata":{},"status":"Failure","message":"jobs.batch \"j\" is invalid: spec.parallelism: Invalid value","reason":"Invalid","details":{"name":"j","group":"batch","kind":"jobs","causes":[{"reason":"FieldValueInvalid","message":"m","field":"spec"}],"retryAfterSeconds":3},"code":422})json")},
@@ -164,6 +167,15 @@ TEST(ProtobufCodec, ZeroValuesAsGoWritesThem) {
   decoded = decodeObject(envelope("batch/v1", "Job", job));
   ASSERT_TRUE(decoded.isOk()) << decoded.status().message();
   EXPECT_EQ((*decoded)["spec"], json({{"parallelism", 0}, {"suspend", false}}));
+
+  // A Scale to zero (kubectl scale --replicas=0): ScaleSpec.replicas is omitempty,
+  // ScaleStatus.replicas is not.
+  const std::string scale = bytesField(1, bytesField(1, "web")) + bytesField(2, varintField(1, 0)) +
+                            bytesField(3, varintField(1, 0) + bytesField(2, "app=web"));
+  decoded = decodeObject(envelope("autoscaling/v1", "Scale", scale));
+  ASSERT_TRUE(decoded.isOk()) << decoded.status().message();
+  EXPECT_EQ((*decoded)["spec"], json::object());
+  EXPECT_EQ((*decoded)["status"], json({{"replicas", 0}, {"selector", "app=web"}}));
 }
 
 struct SpecialCase {
