@@ -212,7 +212,7 @@ std::optional<ApiError> parseWriteOptions(const http::Request& request, const st
   }
   options->fieldManager = request.queryParam("fieldManager").value_or("");
   // The API server names a write without fieldManager by its User-Agent up to the first "/"
-  // ("kubectl", "python-requests"), printable characters only and at most 128 bytes.
+  // ("kubectl", "OpenAPI-Generator"), printable characters only and at most 128 bytes.
   std::string agent = request.header("user-agent");
   agent = agent.substr(0, agent.find('/'));
   agent.erase(std::remove_if(agent.begin(), agent.end(),
