@@ -19,6 +19,23 @@ struct Tables {
     return {true, std::move(key), element};
   }
   static FieldMeta object(const TypeMeta* type) { return {false, "", type}; }
+  // The list-map keys and atomic maps that only server-side apply reads: ports are keyed by
+  // protocol too, LabelSelector is +structType=atomic, nodeSelector and a Service's selector
+  // +mapType=atomic.
+  static FieldMeta mergeByWithProtocol(std::string key) {
+    FieldMeta meta = mergeBy(std::move(key));
+    meta.moreKeys = {{"protocol", "TCP"}};
+    return meta;
+  }
+  static FieldMeta withKey(FieldMeta meta, std::string key) {
+    meta.moreKeys.emplace_back(std::move(key), "");
+    return meta;
+  }
+  static FieldMeta atomicMap() {
+    FieldMeta meta;
+    meta.atomic = true;
+    return meta;
+  }
 
   Tables() {
     objectMeta.fields = {
@@ -27,7 +44,7 @@ struct Tables {
     };
     // Container and EphemeralContainerCommon carry the same tags.
     container.fields = {
-        {"ports", mergeBy("containerPort")},
+        {"ports", mergeByWithProtocol("containerPort")},
         {"env", mergeBy("name")},
         {"volumeMounts", mergeBy("mountPath")},
         {"volumeDevices", mergeBy("devicePath")},
@@ -39,9 +56,10 @@ struct Tables {
         {"ephemeralContainers", mergeBy("name", &container)},
         {"imagePullSecrets", mergeBy("name")},
         {"hostAliases", mergeBy("ip")},
-        {"topologySpreadConstraints", mergeBy("topologyKey")},
+        {"topologySpreadConstraints", withKey(mergeBy("topologyKey"), "whenUnsatisfiable")},
         {"resourceClaims", mergeBy("name")},
         {"schedulingGates", mergeBy("name")},
+        {"nodeSelector", atomicMap()},
     };
     podStatus.fields = {
         {"conditions", mergeBy("type")},
@@ -54,7 +72,7 @@ struct Tables {
                   {"spec", object(&podSpec)},
                   {"status", object(&podStatus)}};
 
-    serviceSpec.fields = {{"ports", mergeBy("port")}};
+    serviceSpec.fields = {{"ports", mergeByWithProtocol("port")}, {"selector", atomicMap()}};
     serviceStatus.fields = {{"conditions", mergeBy("type")}};
     service.fields = {{"metadata", object(&objectMeta)},
                       {"spec", object(&serviceSpec)},
@@ -66,7 +84,7 @@ struct Tables {
                    {"spec", object(&nodeSpec)},
                    {"status", object(&nodeStatus)}};
 
-    jobSpec.fields = {{"template", object(&podTemplateSpec)}};
+    jobSpec.fields = {{"template", object(&podTemplateSpec)}, {"selector", atomicMap()}};
     jobStatus.fields = {{"conditions", mergeBy("type")}};
     job.fields = {{"metadata", object(&objectMeta)},
                   {"spec", object(&jobSpec)},
@@ -81,7 +99,7 @@ struct Tables {
     serviceAccount.fields = {{"metadata", object(&objectMeta)}, {"secrets", mergeBy("name")}};
 
     // Deployment, ReplicaSet, StatefulSet and DaemonSet share the parts that carry tags.
-    workloadSpec.fields = {{"template", object(&podTemplateSpec)}};
+    workloadSpec.fields = {{"template", object(&podTemplateSpec)}, {"selector", atomicMap()}};
     workloadStatus.fields = {{"conditions", mergeBy("type")}};
     workload.fields = {{"metadata", object(&objectMeta)},
                        {"spec", object(&workloadSpec)},

@@ -1,11 +1,14 @@
 #pragma once
 
 // The patchStrategy / patchMergeKey tags of the Kubernetes API types that strategic merge patch
-// reads, for the kinds kubesim serves. Private to the patch implementation.
+// reads, for the kinds kubesim serves, and the few list and map types beyond them that
+// server-side apply reads. Private to the apimachinery implementation.
 
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace hetbench::kubesim::detail {
 
@@ -17,6 +20,12 @@ struct FieldMeta {
   bool merge = false;    // patchStrategy:"merge" (lists only; maps always merge)
   std::string mergeKey;  // patchMergeKey; empty for lists of primitives
   const TypeMeta* type = nullptr;
+  /// Server-side apply only: the x-kubernetes-list-map-keys beyond the patchMergeKey, each with
+  /// its default ("" for none): a container port is keyed by containerPort and protocol.
+  std::vector<std::pair<std::string, std::string>> moreKeys = {};
+  /// Server-side apply only: a map or struct owned and replaced as a whole
+  /// (x-kubernetes-map-type: atomic), which strategic merge patch still merges.
+  bool atomic = false;
 };
 
 struct TypeMeta {

@@ -3,9 +3,11 @@
 #include <map>
 #include <set>
 
+#include "apimachinery/apply.h"
 #include "apimachinery/patch.h"
 #include "apimachinery/selectors.h"
 #include "hetbench/common/time.h"
+#include "hetbench/common/yaml.h"
 #include "server/object_meta.h"
 #include "server/pod_security.h"
 #include "server/scale.h"
@@ -73,6 +75,69 @@ std::int64_t graceOf(const json& object) {
                  meta["deletionGracePeriodSeconds"].is_number_integer()
              ? meta["deletionGracePeriodSeconds"].get<std::int64_t>()
              : 0;
+}
+
+std::string managerOf(const WriteOptions& options) {
+  return options.fieldManager.empty() ? options.userAgentManager : options.fieldManager;
+}
+
+std::shared_ptr<const ApplyType> applyTypeOf(const ResourceType& type) {
+  if (type.custom && type.custom->schema) {
+    if (const json* root = type.custom->schema->at("")) return applyTypeForSchema(*root);
+  }
+  return applyTypeForKind(type.kind);
+}
+
+json withoutManagedFields(json object) {
+  if (object.contains("metadata") && object["metadata"].is_object()) {
+    object["metadata"].erase("managedFields");
+  }
+  return object;
+}
+
+std::vector<ManagedFieldsEntry> managedFieldsOf(const json& object) {
+  const json& meta = object.value("metadata", json::object());
+  common::Result<std::vector<ManagedFieldsEntry>> entries =
+      decodeManagedFields(meta.value("managedFields", json()));
+  return entries.isOk() ? std::move(*entries) : std::vector<ManagedFieldsEntry>{};
+}
+
+void setManagedFields(json& object, const std::vector<ManagedFieldsEntry>& entries) {
+  if (entries.empty()) {
+    object["metadata"].erase("managedFields");
+  } else {
+    object["metadata"]["managedFields"] = encodeManagedFields(entries);
+  }
+}
+
+// A client clears managedFields by writing a list of one empty entry (an empty list keeps them,
+// so that clients that do not know the field cannot drop it).
+bool isManagedFieldsReset(const json& meta) {
+  auto it = meta.find("managedFields");
+  return it != meta.end() && it->is_array() && it->size() == 1 && (*it)[0].is_object() &&
+         (*it)[0].empty();
+}
+
+ApiError invalidPatchOptions(const common::StatusCause& cause) {
+  ResourceType options;
+  options.group = "meta.k8s.io";
+  options.kind = "PatchOptions";
+  return errors::invalid(options, "", {cause});
+}
+
+ApiError applyConflict(const std::vector<FieldConflict>& conflicts) {
+  ApiError e;
+  e.code = 409;
+  e.reason = "Conflict";
+  e.message = conflictMessage(conflicts);
+  json causes = json::array();
+  for (const FieldConflict& c : conflicts) {
+    causes.push_back({{"reason", "FieldManagerConflict"},
+                      {"message", "conflict with " + c.manager},
+                      {"field", pathString(c.path)}});
+  }
+  e.details = {{"causes", causes}};
+  return e;
 }
 
 }  // namespace
@@ -219,6 +284,11 @@ ApiResult<json> Api::list(const ResourceType& type, const std::string& ns,
 
 ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& ns, json body,
                                    const WriteOptions& options) {
+  return create(type, ns, std::move(body), options, Tracking::kUpdate);
+}
+
+ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& ns, json body,
+                                   const WriteOptions& options, Tracking tracking) {
   ApiResult<std::vector<std::string>> decoded = checkTypeMeta(type, body);
   if (!decoded.isOk()) return decoded.error();
   WriteResult result;
@@ -266,6 +336,24 @@ ApiResult<WriteResult> Api::create(const ResourceType& type, const std::string& 
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
   meta.erase("deletionGracePeriodSeconds");
+  if (tracking == Tracking::kUpdate && isManagedFieldsReset(meta)) {
+    meta.erase("managedFields");
+  } else if (tracking == Tracking::kUpdate && !managerOf(options).empty()) {
+    // Before a create stands Go's zero object, which has its metadata, spec and status.
+    json after = withoutManagedFields(body);
+    json before = {{"metadata", json::object()}};
+    for (const char* part : {"spec", "status"}) {
+      if (after.contains(part)) before[part] = json::object();
+    }
+    if (type.hasSubresource("status")) {
+      before.erase("status");
+      after.erase("status");
+    }
+    setManagedFields(body, recordUpdate(before, after, managedFieldsOf(body),
+                                        {managerOf(options), type.apiVersion(), "",
+                                         common::formatRfc3339(clock_.now())},
+                                        *applyTypeOf(type)));
+  }
   if (options.dryRun) {
     result.object = presentObject(type, std::move(body));
     result.created = true;
@@ -320,12 +408,24 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
   const bool scale = subresource == "scale";
   const ResourceType patchedType = scale ? scaleType(type) : type;
   const bool strategic = mediaType == "application/strategic-merge-patch+json";
+  const bool applyPatch = mediaType == "application/apply-patch+yaml";
   if (mediaType != "application/merge-patch+json" && mediaType != "application/json-patch+json" &&
-      !(strategic && !patchedType.isCustom())) {
+      !applyPatch && !(strategic && !patchedType.isCustom())) {
     return errors::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json" +
-        std::string(patchedType.isCustom() ? "" : ", application/strategic-merge-patch+json"));
+        std::string(patchedType.isCustom() ? "" : ", application/strategic-merge-patch+json") +
+        ", application/apply-patch+yaml");
+  }
+  if (applyPatch && scale) {
+    return errors::unsupportedMediaType(
+        "kubesim does not apply to the scale subresource: apply a Scale with a patch of another "
+        "type");
+  }
+  if (applyPatch) return apply(type, ns, name, patchBody, subresource, options);
+  if (options.force) {
+    return invalidPatchOptions(
+        common::forbiddenCause("force", "may not be specified for non-apply patch"));
   }
   json patchJson = json::parse(patchBody, nullptr, false);
   if (patchJson.is_discarded()) {
@@ -390,9 +490,93 @@ ApiResult<WriteResult> Api::patch(const ResourceType& type, const std::string& n
   return errors::conflict(type, name, kModified);
 }
 
+ApiResult<WriteResult> Api::apply(const ResourceType& type, const std::string& ns,
+                                  const std::string& name, const std::string& patchBody,
+                                  const std::string& subresource, const WriteOptions& options) {
+  if (options.fieldManager.empty()) {
+    return invalidPatchOptions(
+        common::requiredCause("fieldManager", "is required for apply patch"));
+  }
+  json config = json::parse(patchBody, nullptr, false);
+  if (config.is_discarded()) {
+    common::Result<std::vector<json>> documents = common::yamlDocuments(patchBody);
+    if (!documents.isOk()) {
+      return errors::badRequest("error decoding YAML: " + documents.status().message());
+    }
+    config = documents->size() == 1 ? (*documents)[0] : json();
+  }
+  if (!config.is_object()) {
+    return errors::badRequest("error decoding YAML: the apply patch is not one object");
+  }
+  const json& version = config["apiVersion"];
+  const std::string apiVersion = version.is_string() ? version.get<std::string>() : "";
+  if (apiVersion != type.apiVersion()) {
+    return errors::badRequest(
+        "Incorrect version specified in apply patch. Specified patch version: " + apiVersion +
+        ", expected: " + type.apiVersion());
+  }
+  ApiResult<std::vector<std::string>> decoded = checkTypeMeta(type, config);
+  if (!decoded.isOk()) return decoded.error();
+  if (metaString(config, "name") != name) {
+    return errors::badRequest("the name of the object (" + metaString(config, "name") +
+                              ") does not match the name on the URL (" + name + ")");
+  }
+  if (type.namespaced) {
+    if (std::optional<ApiError> e = namespaceMismatch(config, ns)) return *e;
+  }
+  if (config["metadata"].contains("managedFields")) {
+    return errors::badRequest("metadata.managedFields must be nil");
+  }
+  // Each endpoint owns its part: /status the status only, the object all else.
+  if (subresource == "status") {
+    json status = config.value("status", json());
+    config = {{"apiVersion", config["apiVersion"]},
+              {"kind", config["kind"]},
+              {"metadata", {{"name", name}}}};
+    if (!status.is_null()) config["status"] = std::move(status);
+  } else if (type.hasSubresource("status")) {
+    config.erase("status");
+  }
+  const bool pinned = !metaString(config, "resourceVersion").empty();
+  const std::shared_ptr<const ApplyType> applyType = applyTypeOf(type);
+  const FieldWriter writer{options.fieldManager, type.apiVersion(), subresource,
+                           common::formatRfc3339(clock_.now())};
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::optional<json> current = store_.get(type.storageKey(), type.namespaced ? ns : "", name);
+    if (!current) {
+      if (!subresource.empty()) return errors::notFound(type, name);
+      ApplyOutcome outcome = applyConfiguration(json::object(), config, {}, writer,
+                                                options.force.value_or(false), *applyType);
+      json body = std::move(outcome.object);
+      setManagedFields(body, outcome.managedFields);
+      ApiResult<WriteResult> created =
+          create(type, ns, std::move(body), options, Tracking::kApplied);
+      if (created.isOk() || created.error().reason != "AlreadyExists") return created;
+      continue;
+    }
+    ApplyOutcome outcome =
+        applyConfiguration(withoutManagedFields(*current), config, managedFieldsOf(*current),
+                           writer, options.force.value_or(false), *applyType);
+    if (!outcome.conflicts.empty() && !options.force.value_or(false)) {
+      return applyConflict(outcome.conflicts);
+    }
+    json desired = std::move(outcome.object);
+    setManagedFields(desired, outcome.managedFields);
+    if (!pinned) desired["metadata"]["resourceVersion"] = metaString(*current, "resourceVersion");
+    ApiResult<WriteResult> written =
+        write(type, ns, name, std::move(desired), subresource, options, Tracking::kApplied);
+    if (written.isOk() || pinned || written.error().code != 409 ||
+        written.error().reason != "Conflict") {
+      return written;
+    }
+  }
+  return errors::conflict(type, name, kModified);
+}
+
 ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& ns,
                                   const std::string& name, json desired,
-                                  const std::string& subresource, const WriteOptions& options) {
+                                  const std::string& subresource, const WriteOptions& options,
+                                  Tracking tracking) {
   WriteResult result;
   Abort abort;
   const Strategy& strategy = strategyFor(type);
@@ -463,6 +647,7 @@ ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& n
         if (strategy.generation && specOf(next) != specOf(old)) {
           next["metadata"]["generation"] = old["metadata"].value("generation", 0) + 1;
         }
+        trackManagedFields(type, old, desired, next, subresource, options, tracking);
         if (next == old) return std::optional<json>(old);
         if (old["metadata"].contains("deletionTimestamp") && !hasFinalizers(next) &&
             graceOf(next) == 0) {
@@ -489,6 +674,44 @@ ApiResult<WriteResult> Api::write(const ResourceType& type, const std::string& n
   }
   result.object = presentObject(type, std::move(result.object));
   return result;
+}
+
+void Api::trackManagedFields(const ResourceType& type, const json& old, const json& desired,
+                             json& next, const std::string& subresource,
+                             const WriteOptions& options, Tracking tracking) const {
+  json& meta = next["metadata"];
+  if (tracking == Tracking::kApplied) {
+    const json& applied = desired["metadata"];
+    if (applied.contains("managedFields")) {
+      meta["managedFields"] = applied["managedFields"];
+    } else {
+      meta.erase("managedFields");
+    }
+    return;
+  }
+  if (subresource.empty() && isManagedFieldsReset(meta)) {
+    meta.erase("managedFields");
+    return;
+  }
+  // A write that leaves managedFields out, or empty, keeps them; one that sets them replaces them.
+  const bool given = subresource.empty() && meta.contains("managedFields") &&
+                     meta["managedFields"].is_array() && !meta["managedFields"].empty() &&
+                     decodeManagedFields(meta["managedFields"]).isOk();
+  if (!given) {
+    if (old["metadata"].contains("managedFields")) {
+      meta["managedFields"] = old["metadata"]["managedFields"];
+    } else {
+      meta.erase("managedFields");
+    }
+  }
+  const std::string manager = managerOf(options);
+  const json before = withoutManagedFields(old);
+  const json after = withoutManagedFields(next);
+  if (manager.empty() || before == after) return;
+  setManagedFields(next, recordUpdate(before, after, managedFieldsOf(next),
+                                      {manager, type.apiVersion(), subresource,
+                                       common::formatRfc3339(clock_.now())},
+                                      *applyTypeOf(type)));
 }
 
 ApiResult<json> Api::remove(const ResourceType& type, const std::string& ns,

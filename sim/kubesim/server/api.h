@@ -25,6 +25,13 @@ struct WriteOptions {
   bool dryRun = false;
   /// "Strict", "Warn" (the default) or "Ignore", as ?fieldValidation= says.
   std::string fieldValidation = "Warn";
+  /// ?fieldManager=: who owns what the write sets (metadata.managedFields); required for apply.
+  std::string fieldManager = {};
+  /// The manager of a write other than apply that names none: what precedes the first "/" of
+  /// the User-Agent. Writes with neither (kubesim's own controllers) are not recorded.
+  std::string userAgentManager = {};
+  /// ?force= of an apply: take the fields other managers own. Set at all only if given.
+  std::optional<bool> force = {};
 };
 
 struct DeleteOptions {
@@ -95,9 +102,25 @@ class Api {
   std::optional<ResourceType> typeOf(const std::string& group, const std::string& resource) const;
 
  private:
+  /// PATCH with application/apply-patch+yaml: creates the object when it does not exist.
+  ApiResult<WriteResult> apply(const ResourceType& type, const std::string& ns,
+                               const std::string& name, const std::string& patchBody,
+                               const std::string& subresource, const WriteOptions& options);
+  /// How a write treats metadata.managedFields: records the writer's Update entry (create,
+  /// update, patch), or stores the entries an apply computed.
+  enum class Tracking { kUpdate, kApplied };
+  ApiResult<WriteResult> create(const ResourceType& type, const std::string& ns,
+                                nlohmann::json body, const WriteOptions& options,
+                                Tracking tracking);
   ApiResult<WriteResult> write(const ResourceType& type, const std::string& ns,
                                const std::string& name, nlohmann::json desired,
-                               const std::string& subresource, const WriteOptions& options);
+                               const std::string& subresource, const WriteOptions& options,
+                               Tracking tracking = Tracking::kUpdate);
+  /// Sets next's metadata.managedFields: what the apply computed, or the writer's Update entry.
+  void trackManagedFields(const ResourceType& type, const nlohmann::json& old,
+                          const nlohmann::json& desired, nlohmann::json& next,
+                          const std::string& subresource, const WriteOptions& options,
+                          Tracking tracking) const;
   /// NotFound for a missing namespace, Forbidden (naming the object) for a terminating one.
   std::optional<ApiError> checkNamespace(const ResourceType& type, const std::string& ns,
                                          const std::string& name) const;

@@ -211,6 +211,16 @@ std::optional<ApiError> parseWriteOptions(const http::Request& request, const st
     }
     if (!fv->empty()) options->fieldValidation = *fv;
   }
+  options->fieldManager = request.queryParam("fieldManager").value_or("");
+  // The API server names a write without fieldManager by its User-Agent up to the first "/"
+  // ("kubectl", "OpenAPI-Generator"), printable characters only and at most 128 bytes.
+  std::string agent = request.header("user-agent");
+  agent = agent.substr(0, agent.find('/'));
+  agent.erase(std::remove_if(agent.begin(), agent.end(),
+                             [](unsigned char c) { return c < 0x20 || c == 0x7f; }),
+              agent.end());
+  options->userAgentManager = agent.substr(0, 128);
+  if (request.queryParam("force")) options->force = queryFlag(request, "force");
   return std::nullopt;
 }
 
@@ -541,7 +551,8 @@ void ApiServer::handleResource(const http::Request& request, const ResourcePath&
         api_.patch(type, path.ns, path.name, request.header("content-type"), request.body,
                    path.subresource, writeOptions);
     if (!patched.isOk()) return sendError(out, patched.error(), format);
-    return sendObject(out, format, 200, patched->object, warningHeaders(patched->warnings));
+    return sendObject(out, format, patched->created ? 201 : 200, patched->object,
+                      warningHeaders(patched->warnings));
   }
   if (method == "DELETE") {
     ApiResult<DeleteOptions> options = parseDeleteOptions(request);

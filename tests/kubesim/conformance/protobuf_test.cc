@@ -114,7 +114,7 @@ TEST(Protobuf, RefusedBodies) {
                415, "UnsupportedMediaType",
                "the body of the request was in an unknown format - accepted media types include: "
                "application/json-patch+json, application/merge-patch+json, "
-               "application/strategic-merge-patch+json");
+               "application/strategic-merge-patch+json, application/apply-patch+yaml");
 
   Response crd = h.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                         readManifest(std::string(KUBESIM_FIXTURES_DIR) + "/ipujob-crd.yaml"));

@@ -445,6 +445,46 @@ check "delete in the foreground" 'replicaset.apps "' t delete rs -l app=kept --c
 wait_for "foreground delete collects" "No resources found" t get rs,pods -l app=kept
 check "delete namespace" 'namespace "tutorial" deleted' k delete namespace tutorial --wait=false
 
+# Server-side apply: kubectl apply --server-side, fields owned by managers, conflicts with
+# another manager's update, --force-conflicts and server dry runs, as on a cluster.
+ssa() {  # ssa SIZE COLOR: a ConfigMap manifest, without color when COLOR is empty
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa, labels: {team: a}}\ndata:\n  size: "%s"\n' "$1"
+  [ -z "$2" ] || printf '  color: %s\n' "$2"
+}
+ssa 1 red >"$work/ssa1.yaml"
+ssa 2 red >"$work/ssa2.yaml"
+ssa 2 blue >"$work/ssa-blue.yaml"
+ssa 2 "" >"$work/ssa-plain.yaml"
+check "server-side apply creates" "configmap/ssa serverside-applied" \
+  k apply --server-side -f "$work/ssa1.yaml"
+check "managed fields hidden by default" "hidden" \
+  bash -c 'kubectl get cm ssa -o yaml | grep -q managedFields && echo shown || echo hidden'
+check "apply entry" "manager: kubectl
+    operation: Apply" k get cm ssa -o yaml --show-managed-fields
+check "re-apply a changed field" "configmap/ssa serverside-applied" \
+  k apply --server-side -f "$work/ssa2.yaml"
+check "changed field" '"size":"2"' k get cm ssa -o jsonpath='{.data}'
+check "another manager's update" "configmap/ssa patched" \
+  k patch cm ssa --field-manager=editor --type=merge -p '{"data":{"size":"5"}}'
+check "update entry" "manager: editor
+    operation: Update" k get cm ssa -o yaml --show-managed-fields
+check "apply conflicts" 'Apply failed with 1 conflict: conflict with "editor" using v1: .data.size' \
+  k apply --server-side -f "$work/ssa2.yaml"
+check "force conflicts" "configmap/ssa serverside-applied" \
+  k apply --server-side --force-conflicts -f "$work/ssa2.yaml"
+check "forced value" '"size":"2"' k get cm ssa -o jsonpath='{.data}'
+check "server dry run" "configmap/ssa serverside-applied (server dry run)" \
+  k apply --server-side --dry-run=server -f "$work/ssa-blue.yaml"
+check "dry run stored nothing" '"color":"red"' k get cm ssa -o jsonpath='{.data}'
+check "apply without a field" "configmap/ssa serverside-applied" \
+  k apply --server-side -f "$work/ssa-plain.yaml"
+check "field no longer applied is removed" '{"size":"2"}' k get cm ssa -o jsonpath='{.data}'
+printf 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {size: 2}\n' \
+  >"$work/w2.yaml"
+check "server-side apply of a custom resource" "widget.example.com/w2 serverside-applied" \
+  k apply --server-side -f "$work/w2.yaml"
+check "custom resource defaulted" "w2     2      red" k get widgets w2
+
 # HTTPS with a generated CA, a client certificate and a required token.
 "$kubesim" --tls --token s3cret --write-kubeconfig "$work/tls.kubeconfig" \
   --work-dir "$work/tls-pods" >"$work/tls.log" 2>&1 &
