@@ -95,7 +95,8 @@ TEST_F(OperatorTest, JudgedTrialsOutliveTheirRunsInTheSeriesOfTheirConfiguration
   auto points = [this] {
     common::Result<kube::ListResult> listed = client_->list(kBenchmarkSeries, "default", {});
     if (!listed.isOk() || listed.value().items.size() != 1) return json::array();
-    return listed.value().items[0]["status"].value("points", json::array());
+    const json status = listed.value().items[0].value("status", json::object());
+    return status.is_object() ? status.value("points", json::array()) : json::array();
   };
   createRun("first", referenced(scriptSpec(trainingScript(3, 1000, 10)), 100));
   waitForPhase("first", "Succeeded");
