@@ -57,6 +57,19 @@ std::optional<int> parseCommand(const char* command, common::FlagSet& flags, int
   return std::nullopt;
 }
 
+/// The whole of `file`, or of stdin for "-".
+common::Result<std::string> readInput(const std::string& file) {
+  std::stringstream text;
+  if (file == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return common::notFoundError("cannot read " + file);
+  text << in.rdbuf();
+  return text.str();
+}
+
 /// How `hetbench logs --server` reaches the server: over HTTPS with the kubeconfig user's
 /// credentials (none when there is no kubeconfig and none was named).
 common::Result<cli::ServerAccess> serverAccess(const std::string& server,
@@ -279,15 +292,9 @@ int validate(int argc, char** argv) {
   if (args.empty()) return fail("validate", common::invalidError("want at least one FILE"), 2);
   bool allValid = true;
   for (const std::string& file : args) {
-    std::stringstream text;
-    if (file == "-") {
-      text << std::cin.rdbuf();
-    } else {
-      std::ifstream in(file, std::ios::binary);
-      if (!in) return fail("validate", common::notFoundError("cannot read " + file), 2);
-      text << in.rdbuf();
-    }
-    common::Result<std::vector<cli::Validation>> found = cli::validateManifests(text.str(), ns);
+    common::Result<std::string> text = readInput(file);
+    if (!text.isOk()) return fail("validate", text.status(), 2);
+    common::Result<std::vector<cli::Validation>> found = cli::validateManifests(text.value(), ns);
     if (!found.isOk())
       return fail("validate", common::invalidError(file + ": " + found.status().message()), 2);
     for (const cli::Validation& v : found.value())
@@ -331,15 +338,9 @@ int detect(int argc, char** argv) {
   options.changePoints.minMagnitude = minChange;
   options.screening.minChange = minChange;
   options.screening.minPoints = static_cast<std::size_t>(minPoints);
-  std::stringstream text;
-  if (file == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return fail("detect", common::notFoundError("cannot read " + file), 2);
-    text << in.rdbuf();
-  }
-  common::Result<std::vector<cli::SeriesPoint>> series = cli::parseSeriesCsv(text.str());
+  common::Result<std::string> text = readInput(file);
+  if (!text.isOk()) return fail("detect", text.status(), 2);
+  common::Result<std::vector<cli::SeriesPoint>> series = cli::parseSeriesCsv(text.value());
   if (!series.isOk()) {
     return fail("detect", common::invalidError(file + ": " + series.status().message()), 2);
   }

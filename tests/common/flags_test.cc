@@ -38,7 +38,7 @@ TEST(FlagSet, ParsesEveryKind) {
   Result<std::vector<std::string>> rest =
       parseArgs(set, {"--kubeconfig", "/k", "--leader-elect", "--workers=4", "--kube-api-qps",
                       "50.5", "--lease-duration=30s", "--namespace=a,b", "--namespace", "c", "run1",
-                      "--", "--not-a-flag"});
+                      "-", "--", "--not-a-flag"});
   ASSERT_TRUE(rest.isOk()) << rest.status().toString();
   EXPECT_EQ(f.kubeconfig, "/k");
   EXPECT_TRUE(f.leaderElect);
@@ -46,7 +46,7 @@ TEST(FlagSet, ParsesEveryKind) {
   EXPECT_DOUBLE_EQ(f.qps, 50.5);
   EXPECT_EQ(f.lease, 30s);
   EXPECT_EQ(f.namespaces, (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(*rest, (std::vector<std::string>{"run1", "--not-a-flag"}));
+  EXPECT_EQ(*rest, (std::vector<std::string>{"run1", "-", "--not-a-flag"}));
   EXPECT_FALSE(set.helpRequested());
 }
 

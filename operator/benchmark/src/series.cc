@@ -7,6 +7,7 @@
 #include <span>
 #include <tuple>
 
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 #include "hetbench/results/metrics.h"
 
@@ -45,21 +46,10 @@ std::vector<std::string> differences(const SeriesPoint& before, const SeriesPoin
   return out;
 }
 
-std::string stringAt(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::optional<double> numberAt(const json& object, const char* key) {
   const auto it = object.find(key);
   if (it == object.end() || !it->is_number()) return std::nullopt;
   return it->get<double>();
-}
-
-std::optional<common::WallTime> timeAt(const json& object, const char* key) {
-  const common::Result<common::WallTime> t = common::parseRfc3339(stringAt(object, key));
-  if (!t.isOk()) return std::nullopt;
-  return t.value();
 }
 
 void setOptional(json& out, const char* key, const std::optional<double>& value) {
@@ -124,7 +114,7 @@ std::optional<SeriesPoint> seriesPoint(const Run& run, const AcceptedRun& accept
   point.repetitions = result.repetitions;
   point.verdict = results::toString(result.verdict);
   point.nodes.assign(nodes.begin(), nodes.end());
-  if (accepted.spec.workload) point.image = stringAt(*accepted.spec.workload, "image");
+  if (accepted.spec.workload) point.image = common::stringMember(*accepted.spec.workload, "image");
   return point;
 }
 
@@ -245,71 +235,64 @@ json toJson(const SeriesStatus& status) {
 SeriesSpec seriesSpecFromJson(const json& spec) {
   SeriesSpec out;
   if (!spec.is_object()) return out;
-  const json configuration = spec.value("configuration", json::object());
-  if (configuration.is_object()) {
+  if (const json& configuration = common::member(spec, "configuration");
+      configuration.is_object()) {
     Configuration& c = out.configuration;
-    c.benchmark = stringAt(configuration, "benchmark");
-    c.system = stringAt(configuration, "system");
-    c.accelerator = stringAt(configuration, "accelerator");
-    c.accelerators = stringAt(configuration, "accelerators");
-    c.nodes = stringAt(configuration, "nodes");
-    c.batchSize = stringAt(configuration, "batchSize");
-    c.precision = stringAt(configuration, "precision");
+    c.benchmark = common::stringMember(configuration, "benchmark");
+    c.system = common::stringMember(configuration, "system");
+    c.accelerator = common::stringMember(configuration, "accelerator");
+    c.accelerators = common::stringMember(configuration, "accelerators");
+    c.nodes = common::stringMember(configuration, "nodes");
+    c.batchSize = common::stringMember(configuration, "batchSize");
+    c.precision = common::stringMember(configuration, "precision");
   }
-  out.metric = stringAt(spec, "metric");
-  if (stringAt(spec, "direction") == "lower") out.direction = results::Direction::kLower;
-  out.acceptedAfter = timeAt(spec, "acceptedAfter");
+  out.metric = common::stringMember(spec, "metric");
+  if (common::stringMember(spec, "direction") == "lower")
+    out.direction = results::Direction::kLower;
+  out.acceptedAfter = common::timeMember(spec, "acceptedAfter");
   return out;
 }
 
 SeriesStatus seriesStatusFromJson(const json& status) {
   SeriesStatus out;
   if (!status.is_object()) return out;
-  const json points = status.value("points", json::array());
-  for (const json& p : points.is_array() ? points : json::array()) {
+  for (const json& p : common::arrayMember(status, "points")) {
     if (!p.is_object()) continue;
-    const std::optional<common::WallTime> time = timeAt(p, "time");
+    const std::optional<common::WallTime> time = common::timeMember(p, "time");
     const std::optional<double> value = numberAt(p, "value");
     if (!time || !value) continue;
     SeriesPoint point;
     point.time = *time;
-    point.run = stringAt(p, "run");
-    point.runUid = stringAt(p, "runUid");
-    point.trial = static_cast<std::int64_t>(numberAt(p, "trial").value_or(0));
+    point.run = common::stringMember(p, "run");
+    point.runUid = common::stringMember(p, "runUid");
+    point.trial = common::intMember(p, "trial");
     point.value = *value;
     point.spread = numberAt(p, "spread").value_or(0);
-    point.repetitions = static_cast<std::int64_t>(numberAt(p, "repetitions").value_or(0));
-    point.verdict = stringAt(p, "verdict");
-    point.image = stringAt(p, "image");
-    const json nodes = p.value("nodes", json::array());
-    for (const json& n : nodes.is_array() ? nodes : json::array()) {
-      if (n.is_string()) point.nodes.push_back(n.get<std::string>());
-    }
+    point.repetitions = common::intMember(p, "repetitions");
+    point.verdict = common::stringMember(p, "verdict");
+    point.image = common::stringMember(p, "image");
+    point.nodes = common::stringList(common::member(p, "nodes"));
     out.points.push_back(std::move(point));
   }
-  const json changes = status.value("changes", json::array());
-  for (const json& c : changes.is_array() ? changes : json::array()) {
+  for (const json& c : common::arrayMember(status, "changes")) {
     if (!c.is_object()) continue;
-    const std::optional<common::WallTime> time = timeAt(c, "time");
+    const std::optional<common::WallTime> time = common::timeMember(c, "time");
     if (!time) continue;
     SeriesChange change;
     change.time = *time;
-    change.run = stringAt(c, "run");
+    change.run = common::stringMember(c, "run");
     change.before = numberAt(c, "before").value_or(0);
     change.after = numberAt(c, "after").value_or(0);
     change.magnitude = numberAt(c, "magnitude").value_or(0);
     change.pValue = numberAt(c, "pValue").value_or(1);
-    const json changed = c.value("changed", json::array());
-    for (const json& item : changed.is_array() ? changed : json::array()) {
-      if (item.is_string()) change.changed.push_back(item.get<std::string>());
-    }
+    change.changed = common::stringList(common::member(c, "changed"));
     out.changes.push_back(std::move(change));
   }
   out.latest = numberAt(status, "latest");
   out.baseline = numberAt(status, "baseline");
   out.noise = numberAt(status, "noise");
-  out.state = stringAt(status, "state");
-  out.message = stringAt(status, "message");
+  out.state = common::stringMember(status, "state");
+  out.message = common::stringMember(status, "message");
   return out;
 }
 

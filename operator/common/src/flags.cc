@@ -149,7 +149,8 @@ Result<std::vector<std::string>> FlagSet::parse(int argc, const char* const* arg
       continue;
     }
     if (arg.size() < 3 || arg.substr(0, 2) != "--") {
-      if (!arg.empty() && arg.front() == '-') {
+      // A lone "-" is an argument: stdin, by the usual convention.
+      if (arg.size() > 1 && arg.front() == '-') {
         return invalidError("unknown flag " + std::string(arg) + " (flags are written --name)");
       }
       positional.emplace_back(arg);
