@@ -1,7 +1,8 @@
 #pragma once
 
-// The patchStrategy / patchMergeKey tags of the Kubernetes API types that strategic merge patch
-// reads, for the kinds kubesim serves. Private to the patch implementation.
+// The patchStrategy / patchMergeKey tags of the Kubernetes API types, for the kinds kubesim
+// serves: strategic merge patch reads them, and the OpenAPI documents publish them
+// (x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key) for clients that build patches.
 
 #include <map>
 #include <string>
@@ -17,6 +18,9 @@ struct FieldMeta {
   bool merge = false;    // patchStrategy:"merge" (lists only; maps always merge)
   std::string mergeKey;  // patchMergeKey; empty for lists of primitives
   const TypeMeta* type = nullptr;
+  /// patchStrategy:"retainKeys": clients that build patches send a $retainKeys directive for
+  /// the field. The server side needs no table for it: it applies the directive wherever one is.
+  bool retainKeys = false;
 };
 
 struct TypeMeta {
