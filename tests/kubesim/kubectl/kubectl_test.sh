@@ -63,6 +63,20 @@ check "printer row" "w1     3      red" k get wd
 check "schema rejects" "spec.size in body should be greater than or equal to 1" k apply -f "$here/widget-invalid.yaml"
 check "api-resources" "widgets" k api-resources --api-group=example.com
 
+# kubectl explain reads the OpenAPI v3 documents: the built-in kinds' schemas are kubesim's
+# protobuf schemas, a custom resource's its CRD's.
+check "explain kind" "A Pod is a group of containers that run together on one node." k explain pod
+check "explain nested field" "ports	<[]ContainerPort>" k explain pod.spec.containers
+check "explain required" "containers	<[]Container> -required-" k explain pod.spec
+check "explain enum" "enum: Always, Never, OnFailure" k explain pod.spec
+check "explain other group" "rollingUpdate	<RollingUpdateDeployment>" \
+  k explain deployment.spec.strategy
+check "explain int-or-string" "maxSurge	<IntOrString>" k explain deployment.spec.strategy.rollingUpdate
+check "explain job spec" "template	<PodTemplateSpec> -required-" k explain job.spec
+check "explain custom resource" "A Widget of the kubectl test." k explain widget
+check "explain custom field" "How many parts the widget has." k explain widget.spec
+check "explain custom required" "size	<integer> -required-" k explain widget.spec
+
 check "delete with finalizer" 'widget.example.com "w1" deleted' k delete widget w1 --wait=false
 check "held by finalizer" "deletionTimestamp" k get widget w1 -o yaml
 check "release finalizer" "patched" k patch widget w1 --type=merge -p '{"metadata":{"finalizers":null}}'

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "server/resource_type.h"
+
+namespace hetbench::kubesim {
+
+/// One OpenAPI document as served: its body and its ETag, the SHA-512 of the body in upper-case
+/// hex, as kube-openapi computes it.
+struct OpenApiDocument {
+  std::string body = {};
+  std::string etag = {};
+};
+
+/// The OpenAPI documents of what a registry serves, as kube-apiserver publishes them: the v3
+/// index (/openapi/v3, each group-version's document with its hash) and one v3 document per
+/// group-version: the paths of its resources and operations, and every schema they reach (the
+/// built-in kinds' from protobuf/openapi.h, with apiVersion, kind,
+/// x-kubernetes-group-version-kind and the strategic-merge extensions of
+/// apimachinery/patch_meta.h; a custom resource's from its CRD's schema). Kept until the
+/// registry changes; thread-safe.
+class OpenApiDocuments {
+ public:
+  explicit OpenApiDocuments(const ResourceRegistry& registry);
+
+  std::shared_ptr<const OpenApiDocument> v3Index();
+  /// The document of "api/v1" or "apis/GROUP/VERSION"; nullptr when none is served.
+  std::shared_ptr<const OpenApiDocument> v3(const std::string& groupVersion);
+
+ private:
+  struct Set;
+  std::shared_ptr<const Set> current();
+
+  const ResourceRegistry& registry_;
+  std::mutex mu_;
+  std::shared_ptr<const Set> set_ = nullptr;  // guarded by mu_
+};
+
+}  // namespace hetbench::kubesim
