@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
+
+#include "protobuf/openapi_v2.h"
 
 namespace hetbench::kubesim::protobuf {
 namespace {
@@ -149,6 +152,43 @@ TEST(OpenApiSchemas, ReferencesResolve) {
   walk(openApiSchemas());
   EXPECT_TRUE(missing.empty()) << json(missing);
   EXPECT_GT(openApiSchemas().size(), 250u);
+}
+
+std::string varint(std::uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+  return out;
+}
+
+std::string field(int number, const std::string& data) {
+  return varint((static_cast<std::uint64_t>(number) << 3) | 2) + varint(data.size()) + data;
+}
+
+// Verifies the gnostic encoding of a Swagger document against gnostic's field numbers
+// (openapiv2/OpenAPIv2.proto): named maps, a schema's type as a list, an extension's value as
+// YAML text.
+TEST(OpenApiV2, GnosticEncoding) {
+  const json swagger = json::parse(R"({
+    "swagger": "2.0",
+    "info": {"title": "T", "version": "v"},
+    "paths": {"/p": {"get": {"operationId": "op", "x-a": 1}}},
+    "definitions": {"D": {"type": "object", "required": ["f"],
+                          "properties": {"f": {"$ref": "#/definitions/E"}}}}
+  })");
+  const std::string operation =
+      field(5, "op") + field(13, field(1, "x-a") + field(2, field(2, "1")));
+  const std::string pathItem = field(1, "/p") + field(2, field(2, operation));
+  const std::string property = field(1, "f") + field(2, field(1, "#/definitions/E"));
+  const std::string schema =
+      field(19, "f") + field(22, field(1, "object")) + field(25, field(1, property));
+  const std::string want = field(1, "2.0") + field(2, field(1, "T") + field(2, "v")) +
+                           field(8, field(2, pathItem)) +
+                           field(9, field(1, field(1, "D") + field(2, schema)));
+  EXPECT_EQ(encodeOpenApiV2(swagger), want);
 }
 
 }  // namespace
