@@ -70,7 +70,8 @@ class ApiServer {
                    http::ResponseWriter& out);
   void handleLog(const http::Request& request, const ResourcePath& path, http::ResponseWriter& out);
   bool handleDiscovery(const http::Request& request, http::ResponseWriter& out);
-  /// GET /openapi/v3 and /openapi/v3/GROUP-VERSION (openapi.cc): false for another request.
+  /// GET /openapi/v2, /openapi/v3 and /openapi/v3/GROUP-VERSION (openapi.cc): false for another
+  /// request.
   bool handleOpenApi(const http::Request& request, http::ResponseWriter& out);
   void handleFaults(const http::Request& request, http::ResponseWriter& out);
 

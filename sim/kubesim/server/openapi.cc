@@ -9,6 +9,7 @@
 #include "apimachinery/patch_meta.h"
 #include "hetbench/http/openssl_util.h"
 #include "protobuf/openapi.h"
+#include "protobuf/openapi_v2.h"
 #include "server/http_api.h"
 
 namespace hetbench::kubesim {
@@ -611,6 +612,170 @@ json v3Document(const std::vector<const ResourceType*>& types, const json& compo
           {"components", {{"schemas", reachable(components, roots)}}}};
 }
 
+// --- The v2 document: one Swagger 2.0 document of every group-version, which kubectl reads
+// for client-side validation (of kinds without a PATCH operation) and as a fallback for
+// patches. ---
+
+std::string v2Ref(const json& ref) {
+  const std::string name = referenced(ref);
+  return name.empty() ? ref.get<std::string>() : "#/definitions/" + name;
+}
+
+// A built-in schema as the v2 document has it: a reference with siblings is the $ref itself (v2
+// keeps the siblings), no defaults (pruned from v2) and no enums, Quantity and IntOrString as
+// strings.
+json v2Builtin(const json& schema) {
+  if (!schema.is_object()) return schema;
+  json out = json::object();
+  for (const auto& [key, value] : schema.items()) {
+    if (key == "default" || key == "enum") continue;
+    if (key == "oneOf") {
+      out["type"] = "string";
+    } else if (key == "$ref") {
+      out[key] = v2Ref(value);
+    } else if (key == "allOf" && value.size() == 1 && value[0].size() == 1 &&
+               value[0].contains("$ref")) {
+      out["$ref"] = v2Ref(value[0]["$ref"]);
+    } else if (key == "properties") {
+      for (const auto& [name, property] : value.items()) out[key][name] = v2Builtin(property);
+    } else if (key == "items" || key == "additionalProperties") {
+      out[key] = v2Builtin(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+// A custom resource's schema as the apiextensions server converts it for v2: no allOf, anyOf,
+// oneOf or not, no defaults; a nullable field loses its type (and is not required), a field
+// that preserves unknown fields its properties and items, an array without items its type.
+json v2Custom(const json& schema) {
+  if (!schema.is_object()) return schema;
+  json out = json::object();
+  json required = schema.value("required", json::array());
+  auto notRequired = [&](const std::string& name) {
+    required.erase(std::remove(required.begin(), required.end(), name), required.end());
+  };
+  for (const auto& [key, value] : schema.items()) {
+    if (key == "default" || key == "allOf" || key == "anyOf" || key == "oneOf" || key == "not" ||
+        key == "required") {
+      continue;
+    }
+    if (key == "$ref") {
+      out[key] = v2Ref(value);
+    } else if (key == "properties" && value.is_object()) {
+      for (const auto& [name, property] : value.items()) {
+        if (property.is_object() && property.value("nullable", false)) notRequired(name);
+        out[key][name] = v2Custom(property);
+      }
+    } else if ((key == "items" || key == "additionalProperties") && value.is_object()) {
+      if (key == "additionalProperties" && value.value("nullable", false)) {
+        required = json::array();
+      }
+      out[key] = v2Custom(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (!required.empty()) out["required"] = required;
+  if (out.value("nullable", false)) {
+    for (const char* key : {"type", "items", "properties", "nullable"}) out.erase(key);
+  }
+  if (out.value("x-kubernetes-preserve-unknown-fields", false)) {
+    out.erase("items");
+    out.erase("properties");
+    if (out.value("type", "") == "object") out.erase("type");
+  }
+  if (out.value("type", "") == "array" && !out.contains("items")) out.erase("type");
+  return out;
+}
+
+json v2Parameter(const Parameter& p, const char* in, bool required) {
+  json out = {{"name", p.name},
+              {"in", in},
+              {"description", p.description},
+              {"type", p.type},
+              {"uniqueItems", true}};
+  if (required) out["required"] = true;
+  return out;
+}
+
+json v2Operation(const ResourceType& t, const Path& path, const Operation& op) {
+  json parameters = json::array();
+  if (!op.requestSchema.empty()) {
+    parameters.push_back({{"name", "body"},
+                          {"in", "body"},
+                          {"required", op.requestSchema != kDeleteOptions},
+                          {"schema", {{"$ref", "#/definitions/" + op.requestSchema}}}});
+  }
+  for (const Parameter& p : *op.query) parameters.push_back(v2Parameter(p, "query", false));
+  json responses = json::object();
+  for (const auto& [code, schema] : op.responses) {
+    responses[std::to_string(code)] = {{"description", responseText(code)},
+                                       {"schema", {{"$ref", "#/definitions/" + schema}}}};
+  }
+  responses["401"] = {{"description", responseText(401)}};
+  json out = {
+      {"description", op.description},
+      {"operationId", operationId(t, path, op)},
+      {"tags", {groupTag(t.group) + "_" + t.version}},
+      {"consumes", op.requestSchema == kPatch ? patchTypes(t) : std::vector<std::string>{"*/*"}},
+      {"produces", producedTypes(t, op.watchable)},
+      {"schemes", {"https"}},
+      {"parameters", parameters},
+      {"responses", responses},
+      {"x-kubernetes-action", op.action},
+      {"x-kubernetes-group-version-kind", operationKind(t, path)}};
+  return out;
+}
+
+json v2PathItem(const ResourceType& t, const Path& path) {
+  json parameters = json::array();
+  if (path.named) {
+    parameters.push_back(v2Parameter({"name", "string", "The name of the object."}, "path", true));
+  }
+  if (path.namespaced) {
+    parameters.push_back(
+        v2Parameter({"namespace", "string", "The namespace of the object."}, "path", true));
+  }
+  parameters.push_back(v2Parameter(kPretty, "query", false));
+  json item = {{"parameters", parameters}};
+  for (const Operation& op : path.operations) item[op.method] = v2Operation(t, path, op);
+  return item;
+}
+
+json v2Document(const std::vector<ResourceType>& types, const json& components) {
+  json paths = json::object();
+  std::vector<std::string> roots;
+  std::set<std::string> customKinds;
+  for (const ResourceType& t : types) {
+    for (const Path& path : pathsOf(t)) {
+      paths[path.path] = v2PathItem(t, path);
+      collectReferences(v3PathItem(t, path), roots);
+    }
+    if (t.isCustom()) customKinds.insert(schemaNameOf(t));
+  }
+  json definitions = json::object();
+  const json used = reachable(components, roots);
+  for (const auto& [name, schema] : used.items()) {
+    if (name.rfind("io.k8s.", 0) == 0) {
+      definitions[name] = v2Builtin(schema);
+    } else if (customKinds.count(name) != 0 &&
+               schema.value("x-kubernetes-preserve-unknown-fields", false)) {
+      definitions[name] = {
+          {"type", "object"},
+          {"x-kubernetes-group-version-kind", schema["x-kubernetes-group-version-kind"]}};
+    } else {
+      definitions[name] = v2Custom(schema);
+    }
+  }
+  return {{"swagger", "2.0"},
+          {"info", {{"title", "Kubernetes"}, {"version", "v1.32.0-kubesim"}}},
+          {"paths", paths},
+          {"definitions", definitions}};
+}
+
 std::shared_ptr<const OpenApiDocument> documentOf(const json& body) {
   auto doc = std::make_shared<OpenApiDocument>();
   doc->body = body.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -637,14 +802,15 @@ bool matchesEtag(const std::string& ifNoneMatch, const std::string& quotedEtag) 
 
 // A document with its ETag, or 304 when the client holds it already.
 void sendDocument(const http::Request& request, http::ResponseWriter& out,
-                  const OpenApiDocument& doc, http::Headers headers) {
+                  const OpenApiDocument& doc, http::Headers headers,
+                  std::string_view contentType = "application/json") {
   const std::string etag = "\"" + doc.etag + "\"";
   headers.emplace_back("Etag", etag);
   if (matchesEtag(request.header("if-none-match"), etag)) {
     out.send(304, headers, "");
     return;
   }
-  headers.emplace_back("Content-Type", "application/json");
+  headers.emplace_back("Content-Type", std::string(contentType));
   out.send(200, headers, doc.body);
 }
 
@@ -663,8 +829,16 @@ bool acceptsJson(const http::Request& request) {
 
 struct OpenApiDocuments::Set {
   std::uint64_t generation = 0;
+  std::vector<ResourceType> types = {};
+  json components = nullptr;
   std::shared_ptr<const OpenApiDocument> index = nullptr;
   std::map<std::string, std::shared_ptr<const OpenApiDocument>> v3 = {};
+};
+
+struct OpenApiDocuments::V2 {
+  std::uint64_t generation = 0;
+  std::shared_ptr<const OpenApiDocument> json = nullptr;
+  std::shared_ptr<const OpenApiDocument> protobuf = nullptr;
 };
 
 OpenApiDocuments::OpenApiDocuments(const ResourceRegistry& registry) : registry_(registry) {}
@@ -673,15 +847,15 @@ std::shared_ptr<const OpenApiDocuments::Set> OpenApiDocuments::current() {
   std::lock_guard lock(mu_);
   const std::uint64_t generation = registry_.generation();
   if (set_ && set_->generation == generation) return set_;
-  const std::vector<ResourceType> types = registry_.all();
-  const json components = allComponents(types);
-  std::map<std::string, std::vector<const ResourceType*>> byGroupVersion;
-  for (const ResourceType& t : types) byGroupVersion[gvPath(t)].push_back(&t);
   auto set = std::make_shared<Set>();
   set->generation = generation;
+  set->types = registry_.all();
+  set->components = allComponents(set->types);
+  std::map<std::string, std::vector<const ResourceType*>> byGroupVersion;
+  for (const ResourceType& t : set->types) byGroupVersion[gvPath(t)].push_back(&t);
   json index = json::object();
   for (const auto& [gv, members] : byGroupVersion) {
-    set->v3[gv] = documentOf(v3Document(members, components));
+    set->v3[gv] = documentOf(v3Document(members, set->components));
     index[gv] = {{"serverRelativeURL", "/openapi/v3/" + gv + "?hash=" + set->v3[gv]->etag}};
   }
   set->index = documentOf(json{{"paths", index}});
@@ -697,9 +871,56 @@ std::shared_ptr<const OpenApiDocument> OpenApiDocuments::v3(const std::string& g
   return it == set->v3.end() ? nullptr : it->second;
 }
 
+std::shared_ptr<const OpenApiDocuments::V2> OpenApiDocuments::currentV2() {
+  const std::shared_ptr<const Set> set = current();
+  std::lock_guard lock(mu_);
+  if (v2_ && v2_->generation == set->generation) return v2_;
+  const json document = v2Document(set->types, set->components);
+  auto v2 = std::make_shared<V2>();
+  v2->generation = set->generation;
+  v2->json = documentOf(document);
+  auto encoded = std::make_shared<OpenApiDocument>();
+  encoded->body = protobuf::encodeOpenApiV2(document);
+  encoded->etag = v2->json->etag;
+  v2->protobuf = encoded;
+  v2_ = v2;
+  return v2_;
+}
+
+std::shared_ptr<const OpenApiDocument> OpenApiDocuments::v2() { return currentV2()->json; }
+
+std::shared_ptr<const OpenApiDocument> OpenApiDocuments::v2Protobuf() {
+  return currentV2()->protobuf;
+}
+
 bool ApiServer::handleOpenApi(const http::Request& request, http::ResponseWriter& out) {
+  if (request.method != "GET") return false;
+  if (request.path == "/openapi/v2") {
+    // JSON, or gnostic's protobuf (what kubectl asks for), in the order the client prefers.
+    const std::vector<AcceptRange> ranges = acceptRanges(request);
+    for (const AcceptRange& range : ranges) {
+      if (range.type == protobuf::kOpenApiV2MediaType ||
+          range.type == protobuf::kOpenApiV2LegacyMediaType) {
+        sendDocument(request, out, *openApi_.v2Protobuf(),
+                     {{"Vary", "Accept"}, {"Cache-Control", "no-cache, private"}},
+                     protobuf::kOpenApiV2MediaType);
+        return true;
+      }
+      if (range.type == "application/json" || range.type == "application/*" ||
+          range.type == "*/*") {
+        break;
+      }
+    }
+    if (!acceptsJson(request)) {
+      out.send(406, {{"Vary", "Accept"}}, "");
+      return true;
+    }
+    sendDocument(request, out, *openApi_.v2(),
+                 {{"Vary", "Accept"}, {"Cache-Control", "no-cache, private"}});
+    return true;
+  }
   constexpr std::string_view kV3 = "/openapi/v3";
-  if (request.method != "GET" || request.path.rfind(kV3, 0) != 0) return false;
+  if (request.path.rfind(kV3, 0) != 0) return false;
   const std::string rest = request.path.substr(kV3.size());
   if (rest.empty() || rest == "/") {
     sendDocument(request, out, *openApi_.v3Index(), {{"Cache-Control", "no-cache, private"}});

@@ -33,18 +33,39 @@ std::string upperSha512(const std::string& text) {
   return hex;
 }
 
+json crdOf(const std::string& plural, const std::string& kind, const json& schema) {
+  return {{"apiVersion", "apiextensions.k8s.io/v1"},
+          {"kind", "CustomResourceDefinition"},
+          {"metadata", {{"name", plural + ".example.com"}}},
+          {"spec",
+           {{"group", "example.com"},
+            {"scope", "Namespaced"},
+            {"names", {{"plural", plural}, {"singular", kind}, {"kind", kind}}},
+            {"versions",
+             {{{"name", "v1"},
+               {"served", true},
+               {"storage", true},
+               {"schema", {{"openAPIV3Schema", schema}}}}}}}}};
+}
+
 json ref(const std::string& name) {
   return json::array({{{"$ref", "#/components/schemas/" + name}}});
 }
 
-// Every schema name a document refers to that it does not hold.
+// Every schema name a document refers to that it does not hold: its components (v3) or
+// definitions (v2).
 std::set<std::string> unresolved(const json& doc) {
   std::set<std::string> missing;
+  const bool v2 = doc.contains("swagger");
+  const json& schemas = v2 ? doc["definitions"] : doc["components"]["schemas"];
+  const std::string prefix = v2 ? "#/definitions/" : "#/components/schemas/";
   std::function<void(const json&)> walk = [&](const json& v) {
     if (v.is_object()) {
       if (auto it = v.find("$ref"); it != v.end() && it->is_string()) {
-        const std::string name = it->get<std::string>().substr(21);
-        if (!doc["components"]["schemas"].contains(name)) missing.insert(name);
+        const std::string target = *it;
+        if (target.rfind(prefix, 0) != 0 || !schemas.contains(target.substr(prefix.size()))) {
+          missing.insert(target);
+        }
       }
       for (const auto& [key, child] : v.items()) walk(child);
     } else if (v.is_array()) {
@@ -237,18 +258,7 @@ TEST(OpenApi, CustomResourceSchema) {
       }
     }
   })");
-  json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
-              {"kind", "CustomResourceDefinition"},
-              {"metadata", {{"name", "gadgets.example.com"}}},
-              {"spec",
-               {{"group", "example.com"},
-                {"scope", "Namespaced"},
-                {"names", {{"plural", "gadgets"}, {"singular", "gadget"}, {"kind", "Gadget"}}},
-                {"versions",
-                 {{{"name", "v1"},
-                   {"served", true},
-                   {"storage", true},
-                   {"schema", {{"openAPIV3Schema", schema}}}}}}}}};
+  json crd = crdOf("gadgets", "Gadget", schema);
   ASSERT_EQ(h.post(kCrds, crd).status, 201);
   ASSERT_TRUE(Harness::eventually([&] { return !documentUrl(h, "apis/example.com/v1").empty(); }));
   const std::string firstUrl = documentUrl(h, "apis/example.com/v1");
@@ -293,6 +303,112 @@ TEST(OpenApi, CustomResourceSchema) {
           "apis/example.com/v1")["components"]["schemas"]["com.example.v1.Gadget"]["description"],
       "Changed.");
   EXPECT_EQ(h.get(firstUrl).status, 301);
+}
+
+// Verifies /openapi/v2, which kubectl reads to validate kinds that have no PATCH operation: the
+// schemas as Swagger 2.0 has them (references with their siblings, no defaults, no enums,
+// Quantity and IntOrString as strings), the paths, and the same ETag in JSON and protobuf.
+TEST(OpenApi, V2Document) {
+  Harness h;
+  Response r = h.get("/openapi/v2");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_EQ(r.header("vary"), "Accept");
+  EXPECT_EQ(r.header("etag"), "\"" + upperSha512(r.body) + "\"");
+  json doc = bodyJson(r);
+  EXPECT_EQ(doc["swagger"], "2.0");
+  EXPECT_TRUE(unresolved(doc).empty()) << json(unresolved(doc));
+  const json& definitions = doc["definitions"];
+  const json& deployment = definitions["io.k8s.api.apps.v1.Deployment"];
+  EXPECT_EQ(deployment["properties"]["spec"]["$ref"],
+            "#/definitions/io.k8s.api.apps.v1.DeploymentSpec");
+  EXPECT_FALSE(deployment["properties"]["spec"].contains("allOf"));
+  EXPECT_FALSE(deployment["properties"]["spec"].contains("default"));
+  EXPECT_EQ(deployment["x-kubernetes-group-version-kind"][0]["kind"], "Deployment");
+  EXPECT_EQ(definitions["io.k8s.api.core.v1.PodSpec"]["properties"]["restartPolicy"],
+            (json{{"type", "string"}}));
+  EXPECT_EQ(definitions["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"]
+                       ["x-kubernetes-patch-merge-key"],
+            "name");
+  EXPECT_EQ(definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["type"], "string");
+  EXPECT_EQ(definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["format"],
+            "int-or-string");
+  EXPECT_EQ(definitions["io.k8s.apimachinery.pkg.api.resource.Quantity"]["type"], "string");
+  const json& review = definitions["io.k8s.api.authorization.v1.SelfSubjectAccessReview"];
+  EXPECT_EQ(review["required"], json({"spec"}));
+  EXPECT_EQ(review["properties"]["apiVersion"]["type"], "string");
+
+  const json& patch =
+      doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];
+  EXPECT_EQ(patch["consumes"], json({"application/json-patch+json", "application/merge-patch+json",
+                                     "application/strategic-merge-patch+json"}));
+  EXPECT_EQ(patch["x-kubernetes-group-version-kind"]["kind"], "Deployment");
+  EXPECT_EQ(patch["parameters"][0], json::parse(R"({"name": "body", "in": "body", "required": true,
+                "schema": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}})"));
+  EXPECT_EQ(patch["responses"]["200"]["schema"]["$ref"],
+            "#/definitions/io.k8s.api.apps.v1.Deployment");
+
+  for (const char* accept : {"application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+                             "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"}) {
+    SCOPED_TRACE(accept);
+    Response pb = h.request("GET", "/openapi/v2", "", "application/json",
+                            "Accept: " + std::string(accept) + "\r\n");
+    ASSERT_EQ(pb.status, 200);
+    EXPECT_EQ(pb.header("content-type"),
+              "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    EXPECT_EQ(pb.header("etag"), r.header("etag"));
+    EXPECT_EQ(pb.body.substr(0, 5), std::string("\x0a\x03"
+                                                "2.0"))
+        << "Document.swagger first";
+  }
+  EXPECT_EQ(
+      h.request("GET", "/openapi/v2", "", "application/json", "Accept: text/plain\r\n").status,
+      406);
+  EXPECT_EQ(h.request("GET", "/openapi/v2", "", "application/json",
+                      "If-None-Match: " + r.header("etag") + "\r\n")
+                .status,
+            304);
+}
+
+// Verifies a custom resource in /openapi/v2, converted as the apiextensions server converts it:
+// no anyOf or defaults, a nullable field without a type and not required, a field that keeps
+// unknown fields without its properties.
+TEST(OpenApi, V2CustomResource) {
+  Harness h;
+  json schema = json::parse(R"({
+    "type": "object",
+    "properties": {
+      "spec": {
+        "type": "object",
+        "required": ["size", "note"],
+        "properties": {
+          "size": {"type": "integer", "default": 1},
+          "note": {"type": "string", "nullable": true},
+          "port": {"x-kubernetes-int-or-string": true},
+          "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                    "properties": {"a": {"type": "string"}}}
+        }
+      }
+    }
+  })");
+  ASSERT_EQ(h.post(kCrds, crdOf("gizmos", "Gizmo", schema)).status, 201);
+  ASSERT_TRUE(Harness::eventually([&] {
+    return bodyJson(h.get("/openapi/v2"))["definitions"].contains("com.example.v1.Gizmo");
+  }));
+  json doc = bodyJson(h.get("/openapi/v2"));
+  EXPECT_TRUE(unresolved(doc).empty()) << json(unresolved(doc));
+  const json& gizmo = doc["definitions"]["com.example.v1.Gizmo"];
+  EXPECT_EQ(gizmo["properties"]["metadata"]["$ref"],
+            "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+  const json& spec = gizmo["properties"]["spec"];
+  EXPECT_EQ(spec["required"], json({"size"}));
+  EXPECT_EQ(spec["properties"]["size"], (json{{"type", "integer"}}));
+  EXPECT_EQ(spec["properties"]["note"], json::object());
+  EXPECT_EQ(spec["properties"]["port"], (json{{"x-kubernetes-int-or-string", true}}));
+  EXPECT_EQ(spec["properties"]["extra"], (json{{"x-kubernetes-preserve-unknown-fields", true}}));
+  EXPECT_EQ(doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/gizmos/{name}"]["patch"]
+               ["consumes"],
+            json({"application/json-patch+json", "application/merge-patch+json"}));
 }
 
 }  // namespace
