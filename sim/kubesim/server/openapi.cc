@@ -398,7 +398,12 @@ std::vector<Path> pathsOf(const ResourceType& t) {
     return paths;
   }
   const std::string list = listSchemaNameOf(t);
-  const std::string deleted = t.isCustom() ? kind : kStatus;
+  // A delete answers the object where the API server's registry returns it (custom resources,
+  // pods and claims, which are deleted gracefully or through finalizers), else a Status.
+  const bool returnsObject =
+      t.isCustom() ||
+      (t.group.empty() && (t.resource == "pods" || t.resource == "persistentvolumeclaims"));
+  const std::string deleted = returnsObject ? kind : kStatus;
   Operation listing = {"get",        "list", "list",        "list or watch the " + k + " objects",
                        &kListParams, "",     {{200, list}}, true};
   Path collectionPath = {collection, t.namespaced, false, "", false, {listing}};
@@ -546,7 +551,6 @@ json v3Operation(const ResourceType& t, const Path& path, const Operation& op) {
       content["*/*"] = {{"schema", schema}};
     }
     out["requestBody"] = {{"content", content}};
-    if (op.requestSchema != kDeleteOptions) out["requestBody"]["required"] = true;
   }
   return out;
 }
@@ -606,10 +610,16 @@ json v3Document(const std::vector<const ResourceType*>& types, const json& compo
       collectReferences(paths[path.path], roots);
     }
   }
+  const json bearerToken = {{"type", "apiKey"},
+                            {"description", "A bearer token in the Authorization header."},
+                            {"name", "authorization"},
+                            {"in", "header"}};
   return {{"openapi", "3.0.0"},
           {"info", {{"title", "Kubernetes"}, {"version", "v1.32.0-kubesim"}}},
           {"paths", paths},
-          {"components", {{"schemas", reachable(components, roots)}}}};
+          {"components",
+           {{"schemas", reachable(components, roots)},
+            {"securitySchemes", {{"BearerToken", bearerToken}}}}}};
 }
 
 // --- The v2 document: one Swagger 2.0 document of every group-version, which kubectl reads

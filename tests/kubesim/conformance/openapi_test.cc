@@ -100,6 +100,7 @@ TEST(OpenApi, IndexHashesEachDocument) {
     EXPECT_EQ(upperSha512(doc.body), hash);
     EXPECT_EQ(doc.header("etag"), "\"" + hash + "\"");
     EXPECT_EQ(bodyJson(doc)["openapi"], "3.0.0");
+    EXPECT_EQ(bodyJson(doc)["components"]["securitySchemes"]["BearerToken"]["in"], "header");
     EXPECT_TRUE(unresolved(bodyJson(doc)).empty()) << json(unresolved(bodyJson(doc)));
   }
 }
@@ -225,6 +226,15 @@ TEST(OpenApi, Paths) {
       apps["paths"].contains("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/status"));
 
   json core = document(h, "api/v1");
+  auto deleted = [&](const std::string& path) {
+    return core["paths"][path]["delete"]["responses"]["200"]["content"]["application/json"]
+               ["schema"]["$ref"];
+  };
+  EXPECT_EQ(deleted("/api/v1/namespaces/{namespace}/pods/{name}"),
+            "#/components/schemas/io.k8s.api.core.v1.Pod")
+      << "a pod is deleted gracefully";
+  EXPECT_EQ(deleted("/api/v1/namespaces/{namespace}/configmaps/{name}"),
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status");
   EXPECT_EQ(core["paths"]["/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"]["post"]
                 ["x-kubernetes-group-version-kind"]["kind"],
             "TokenRequest");
