@@ -79,6 +79,10 @@ TEST(OpenApiSchemas, FieldsAsTheApiServerTypesThem) {
             (json{{"type", "integer"}, {"format", "int32"}, {"default", 0}}));
   EXPECT_EQ(port["properties"]["protocol"],
             (json{{"type", "string"}, {"default", "TCP"}, {"enum", {"SCTP", "TCP", "UDP"}}}));
+  EXPECT_EQ(
+      schema("io.k8s.api.core.v1.AzureDiskVolumeSource")["properties"]["cachingMode"]["default"],
+      "ReadWrite")
+      << "a +default=ref(...) marker";
   EXPECT_EQ(schema("io.k8s.api.core.v1.Container")["properties"]["args"],
             (json{{"type", "array"},
                   {"items", {{"type", "string"}, {"default", ""}}},
