@@ -88,6 +88,15 @@ std::optional<testing::Response> get(TestConnection& connection, const std::stri
   return connection.readResponse();
 }
 
+// Verifies the digests against the FIPS 180-2 examples for "abc".
+TEST(Digests, KnownAnswers) {
+  EXPECT_EQ(ossl::sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(ossl::sha512Hex("abc"),
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+            "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
+}
+
 // Verifies that the generated CA is a P-256 certificate authority and that the serving
 // certificate chains to it for serverAuth with the requested names, valid from an hour ago for
 // about a year.

@@ -27,12 +27,10 @@ common::Result<std::string> drain(BIO* bio) {
   return out;
 }
 
-}  // namespace
-
-std::string sha256Hex(std::string_view text) {
+std::string digestHex(std::string_view text, const EVP_MD* digestType) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
+  if (EVP_Digest(text.data(), text.size(), digest, &size, digestType, nullptr) != 1) return {};
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   for (unsigned int i = 0; i < size; ++i) {
@@ -41,6 +39,12 @@ std::string sha256Hex(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string sha256Hex(std::string_view text) { return digestHex(text, EVP_sha256()); }
+
+std::string sha512Hex(std::string_view text) { return digestHex(text, EVP_sha512()); }
 
 common::Status error(std::string_view what) {
   std::string message(what);

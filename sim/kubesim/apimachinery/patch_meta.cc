@@ -3,15 +3,21 @@
 namespace hetbench::kubesim::detail {
 namespace {
 
-// The tags as k8s.io/api declares them (core/v1, apps/v1, batch/v1). Fields left out are
-// untagged there: atomic lists such as tolerations, envFrom, node taints, CRD lists.
+// The tags as k8s.io/api v1.32 declares them (core/v1, apps/v1, batch/v1, admissionregistration/v1,
+// apiextensions/v1). Fields left out are untagged there: atomic lists such as tolerations,
+// envFrom, node taints, RBAC rules. The tags inside elements of an atomic list (container
+// statuses, a CRD's versions) change no patch, which replaces the whole list; they are here for
+// the OpenAPI documents, which publish them on the element's type.
 struct Tables {
-  TypeMeta objectMeta, container, podSpec, podStatus, podTemplateSpec, pod;
+  TypeMeta objectMeta, container, containerStatus, podSpec, podStatus, podTemplateSpec, pod;
   TypeMeta serviceSpec, serviceStatus, service;
   TypeMeta nodeSpec, nodeStatus, node;
+  TypeMeta pvcStatus, pvc;
   TypeMeta jobSpec, jobStatus, job, jobTemplateSpec, cronJobSpec, cronJob;
   TypeMeta namespaceStatus, namespaceKind, serviceAccount;
-  TypeMeta workloadSpec, workloadStatus, workload, podTemplate;
+  TypeMeta deploymentSpec, workloadSpec, workloadStatus, deployment, workload, podTemplate;
+  TypeMeta policySpec, policy;
+  TypeMeta jsonSchemaProps, crdValidation, crdVersion, crdSpec, crd;
   TypeMeta metadataOnly;
   std::map<std::string, const TypeMeta*, std::less<>> kinds;
 
@@ -36,6 +42,11 @@ struct Tables {
     meta.atomic = true;
     return meta;
   }
+  static FieldMeta list(const TypeMeta* element) { return {false, "", element}; }
+  static FieldMeta retainingKeys(FieldMeta field) {
+    field.retainKeys = true;
+    return field;
+  }
 
   Tables() {
     objectMeta.fields = {
@@ -49,15 +60,19 @@ struct Tables {
         {"volumeMounts", mergeBy("mountPath")},
         {"volumeDevices", mergeBy("devicePath")},
     };
+    containerStatus.fields = {
+        {"volumeMounts", mergeBy("mountPath")},
+        {"allocatedResourcesStatus", mergeBy("name")},
+    };
     podSpec.fields = {
-        {"volumes", mergeBy("name")},
+        {"volumes", retainingKeys(mergeBy("name"))},
         {"initContainers", mergeBy("name", &container)},
         {"containers", mergeBy("name", &container)},
         {"ephemeralContainers", mergeBy("name", &container)},
         {"imagePullSecrets", mergeBy("name")},
         {"hostAliases", mergeBy("ip")},
         {"topologySpreadConstraints", withKey(mergeBy("topologyKey"), "whenUnsatisfiable")},
-        {"resourceClaims", mergeBy("name")},
+        {"resourceClaims", retainingKeys(mergeBy("name"))},
         {"schedulingGates", mergeBy("name")},
         {"nodeSelector", atomicMap()},
     };
@@ -65,7 +80,10 @@ struct Tables {
         {"conditions", mergeBy("type")},
         {"podIPs", mergeBy("ip")},
         {"hostIPs", mergeBy("ip")},
-        {"resourceClaimStatuses", mergeBy("name")},
+        {"initContainerStatuses", list(&containerStatus)},
+        {"containerStatuses", list(&containerStatus)},
+        {"ephemeralContainerStatuses", list(&containerStatus)},
+        {"resourceClaimStatuses", retainingKeys(mergeBy("name"))},
     };
     podTemplateSpec.fields = {{"metadata", object(&objectMeta)}, {"spec", object(&podSpec)}};
     pod.fields = {{"metadata", object(&objectMeta)},
@@ -84,6 +102,9 @@ struct Tables {
                    {"spec", object(&nodeSpec)},
                    {"status", object(&nodeStatus)}};
 
+    pvcStatus.fields = {{"conditions", mergeBy("type")}};
+    pvc.fields = {{"metadata", object(&objectMeta)}, {"status", object(&pvcStatus)}};
+
     jobSpec.fields = {{"template", object(&podTemplateSpec)}, {"selector", atomicMap()}};
     jobStatus.fields = {{"conditions", mergeBy("type")}};
     job.fields = {{"metadata", object(&objectMeta)},
@@ -98,37 +119,63 @@ struct Tables {
                             {"status", object(&namespaceStatus)}};
     serviceAccount.fields = {{"metadata", object(&objectMeta)}, {"secrets", mergeBy("name")}};
 
-    // Deployment, ReplicaSet, StatefulSet and DaemonSet share the parts that carry tags.
+    // ReplicaSet, StatefulSet and DaemonSet share the parts that carry tags; a Deployment's
+    // strategy also retains keys (switching to Recreate drops rollingUpdate).
     workloadSpec.fields = {{"template", object(&podTemplateSpec)}, {"selector", atomicMap()}};
+    deploymentSpec.fields = {{"template", object(&podTemplateSpec)},
+                             {"strategy", retainingKeys(object(nullptr))},
+                             {"selector", atomicMap()}};
     workloadStatus.fields = {{"conditions", mergeBy("type")}};
     workload.fields = {{"metadata", object(&objectMeta)},
                        {"spec", object(&workloadSpec)},
                        {"status", object(&workloadStatus)}};
+    deployment.fields = {{"metadata", object(&objectMeta)},
+                         {"spec", object(&deploymentSpec)},
+                         {"status", object(&workloadStatus)}};
     podTemplate.fields = {{"metadata", object(&objectMeta)},
                           {"template", object(&podTemplateSpec)}};
 
-    // Event, ConfigMap, Secret, Lease, Scale and CRD have tagged fields only in their metadata.
+    policySpec.fields = {{"matchConditions", mergeBy("name")}, {"variables", mergeBy("name")}};
+    policy.fields = {{"metadata", object(&objectMeta)}, {"spec", object(&policySpec)}};
+
+    // JSONSchemaProps is reached through its root only: the nested schemas are in maps.
+    jsonSchemaProps.fields = {{"x-kubernetes-validations", mergeBy("rule")}};
+    crdValidation.fields = {{"openAPIV3Schema", object(&jsonSchemaProps)}};
+    crdVersion.fields = {{"schema", object(&crdValidation)}};
+    crdSpec.fields = {{"versions", list(&crdVersion)}};
+    crd.fields = {{"metadata", object(&objectMeta)}, {"spec", object(&crdSpec)}};
+
+    // The other kinds (Event, ConfigMap, Secret, Lease, Scale, ...) have tagged fields only in
+    // their metadata.
     metadataOnly.fields = {{"metadata", object(&objectMeta)}};
 
     kinds = {
         {"Pod", &pod},
         {"Service", &service},
         {"Node", &node},
+        {"PersistentVolumeClaim", &pvc},
         {"Job", &job},
         {"CronJob", &cronJob},
         {"Namespace", &namespaceKind},
         {"ServiceAccount", &serviceAccount},
-        {"Deployment", &workload},
+        {"Deployment", &deployment},
         {"ReplicaSet", &workload},
         {"StatefulSet", &workload},
         {"DaemonSet", &workload},
         {"PodTemplate", &podTemplate},
+        {"ValidatingAdmissionPolicy", &policy},
+        {"CustomResourceDefinition", &crd},
         {"ConfigMap", &metadataOnly},
         {"Secret", &metadataOnly},
         {"Event", &metadataOnly},
         {"Lease", &metadataOnly},
         {"Scale", &metadataOnly},
-        {"CustomResourceDefinition", &metadataOnly},
+        {"NetworkPolicy", &metadataOnly},
+        {"Role", &metadataOnly},
+        {"ClusterRole", &metadataOnly},
+        {"RoleBinding", &metadataOnly},
+        {"ClusterRoleBinding", &metadataOnly},
+        {"ValidatingAdmissionPolicyBinding", &metadataOnly},
     };
   }
   Tables(const Tables&) = delete;

@@ -1,8 +1,9 @@
 #pragma once
 
-// The patchStrategy / patchMergeKey tags of the Kubernetes API types that strategic merge patch
-// reads, for the kinds kubesim serves, and the few list and map types beyond them that
-// server-side apply reads. Private to the apimachinery implementation.
+// The patchStrategy / patchMergeKey tags of the Kubernetes API types, for the kinds kubesim
+// serves: strategic merge patch reads them, and the OpenAPI documents publish them
+// (x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key) for clients that build patches;
+// and the few list and map types beyond them that server-side apply reads.
 
 #include <map>
 #include <string>
@@ -26,6 +27,9 @@ struct FieldMeta {
   /// Server-side apply only: a map or struct owned and replaced as a whole
   /// (x-kubernetes-map-type: atomic), which strategic merge patch still merges.
   bool atomic = false;
+  /// patchStrategy:"retainKeys": clients that build patches send a $retainKeys directive for
+  /// the field. The server side needs no table for it: it applies the directive wherever one is.
+  bool retainKeys = false;
 };
 
 struct TypeMeta {

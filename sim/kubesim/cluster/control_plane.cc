@@ -44,7 +44,9 @@ std::vector<ResourceType> typesOfCrd(const json& crd) {
     if (!schema.is_null()) {
       common::Result<StructuralSchema> compiled = StructuralSchema::compile(schema, "");
       if (compiled.isOk()) custom->schema = std::move(*compiled);
+      custom->openApiSchema = schema;
     }
+    custom->listKind = names.value("listKind", names.value("kind", "") + "List");
     for (const json& c : v.value("additionalPrinterColumns", json::array())) {
       custom->printerColumns.push_back(PrinterColumn{
           c.value("name", ""), c.value("type", "string"), c.value("format", ""),

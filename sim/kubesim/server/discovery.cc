@@ -162,7 +162,6 @@ bool ApiServer::handleDiscovery(const http::Request& request, http::ResponseWrit
     address = options_.advertiseAddress;
   }
   std::optional<json> doc = discoveryDocument(request.path, api_.registry(), address);
-  if (!doc) doc = openApiDocument(request.path, api_.registry());
   if (!doc) return false;
   sendJson(out, 200, *doc);
   return true;

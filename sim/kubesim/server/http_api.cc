@@ -243,15 +243,8 @@ ApiResult<json> parseBody(const http::Request& request, const ResourceType& type
   return body;
 }
 
-BodyFormat responseFormat(const http::Request& request, bool builtin) {
-  // Media ranges by falling quality, in the header's order among equals, as the API server's
-  // negotiation ranks them; the first one kubesim can serve decides.
-  struct Range {
-    std::string type;
-    bool table = false;
-    double quality = 1;
-  };
-  std::vector<Range> ranges;
+std::vector<AcceptRange> acceptRanges(const http::Request& request) {
+  std::vector<AcceptRange> ranges;
   const std::string accept = request.header("accept");
   std::size_t start = 0;
   while (start <= accept.size()) {
@@ -259,7 +252,7 @@ BodyFormat responseFormat(const http::Request& request, bool builtin) {
     if (comma == std::string::npos) comma = accept.size();
     const std::string entry = accept.substr(start, comma - start);
     start = comma + 1;
-    Range range{mediaType(entry)};
+    AcceptRange range{mediaType(entry)};
     if (range.type.empty()) continue;
     for (const std::string& param : mediaTypeParams(entry)) {
       if (param.rfind("as=", 0) == 0) range.table = true;
@@ -267,9 +260,15 @@ BodyFormat responseFormat(const http::Request& request, bool builtin) {
     }
     ranges.push_back(std::move(range));
   }
-  std::stable_sort(ranges.begin(), ranges.end(),
-                   [](const Range& a, const Range& b) { return a.quality > b.quality; });
-  for (const Range& range : ranges) {
+  std::stable_sort(ranges.begin(), ranges.end(), [](const AcceptRange& a, const AcceptRange& b) {
+    return a.quality > b.quality;
+  });
+  return ranges;
+}
+
+BodyFormat responseFormat(const http::Request& request, bool builtin) {
+  // The first range kubesim can serve decides.
+  for (const AcceptRange& range : acceptRanges(request)) {
     if (range.type != protobuf::kMediaType) return BodyFormat::kJson;
     if (builtin && !range.table) return BodyFormat::kProtobuf;
   }
@@ -364,7 +363,8 @@ ApiServer::ApiServer(Api& api, ApiServerOptions options, PodLogSource* logs)
     : api_(api),
       options_(std::move(options)),
       logs_(logs),
-      tokens_(api, options_.token, options_.issuedTokenLimit) {}
+      tokens_(api, options_.token, options_.issuedTokenLimit),
+      openApi_(api.registry()) {}
 
 void ApiServer::setAdvertiseAddress(std::string address) {
   std::lock_guard lock(mu_);
@@ -415,7 +415,7 @@ void ApiServer::handle(const http::Request& request, http::ResponseWriter& out) 
     sendError(out, e, format);
     return;
   }
-  if (handleDiscovery(request, out)) return;
+  if (handleDiscovery(request, out) || handleOpenApi(request, out)) return;
   std::optional<ResourcePath> path = parseResourcePath(request.path, api_.registry());
   if (!path) {
     if (!servesGroupVersion(request.path, api_.registry())) {

@@ -7,11 +7,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hetbench/http/server.h"
 #include "server/api.h"
 #include "server/authentication.h"
 #include "server/faults.h"
+#include "server/openapi.h"
 #include "server/pod_logs.h"
 
 namespace hetbench::kubesim {
@@ -74,6 +76,9 @@ class ApiServer {
                    http::ResponseWriter& out);
   void handleLog(const http::Request& request, const ResourcePath& path, http::ResponseWriter& out);
   bool handleDiscovery(const http::Request& request, http::ResponseWriter& out);
+  /// GET /openapi/v2, /openapi/v3 and /openapi/v3/GROUP-VERSION (openapi.cc): false for another
+  /// request.
+  bool handleOpenApi(const http::Request& request, http::ResponseWriter& out);
   void handleFaults(const http::Request& request, http::ResponseWriter& out);
 
   Api& api_;
@@ -81,12 +86,25 @@ class ApiServer {
   PodLogSource* logs_;
   Faults faults_;
   TokenAuthority tokens_;
+  OpenApiDocuments openApi_;
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;  // guards options_.advertiseAddress
 };
 
 /// The encoding of a response body.
 enum class BodyFormat { kJson, kProtobuf };
+
+/// One entry of an Accept header: its media type without parameters, whether it asks for a
+/// Table (as=...), and its quality.
+struct AcceptRange {
+  std::string type = {};
+  bool table = false;
+  double quality = 1;
+};
+
+/// The entries of the request's Accept header by falling quality, in the header's order among
+/// equals, as the API server's negotiation ranks them.
+std::vector<AcceptRange> acceptRanges(const http::Request& request);
 
 /// The encoding the request's Accept header prefers: Kubernetes' protobuf when it comes first
 /// (client-go sends "application/vnd.kubernetes.protobuf,application/json") and `builtin` (custom
@@ -141,11 +159,6 @@ ApiResult<nlohmann::json> buildTable(const ResourceType& type,
 std::optional<nlohmann::json> discoveryDocument(const std::string& path,
                                                 const ResourceRegistry& registry,
                                                 const std::string& advertiseAddress);
-
-/// OpenAPI v3: the root (/openapi/v3) and one document per group-version, enough for kubectl to
-/// see that writes accept fieldValidation (server-side field validation).
-std::optional<nlohmann::json> openApiDocument(const std::string& path,
-                                              const ResourceRegistry& registry);
 
 /// Kubernetes' HumanDuration ("5s", "3m20s", "4h", "2d3h").
 std::string humanDuration(std::chrono::seconds d);

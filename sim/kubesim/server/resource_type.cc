@@ -26,6 +26,7 @@ void ResourceRegistry::add(ResourceType type) {
   std::lock_guard lock(mu_);
   const std::string key = type.group + "/" + type.version + "/" + type.resource;
   types_[key] = std::move(type);
+  ++generation_;
 }
 
 void ResourceRegistry::replace(const std::string& group, const std::string& resource,
@@ -36,11 +37,13 @@ void ResourceRegistry::replace(const std::string& group, const std::string& reso
     const std::string key = t.group + "/" + t.version + "/" + t.resource;
     types_[key] = std::move(t);
   }
+  ++generation_;
 }
 
 void ResourceRegistry::remove(const std::string& group, const std::string& resource) {
   std::lock_guard lock(mu_);
   removeLocked(group, resource);
+  ++generation_;
 }
 
 void ResourceRegistry::removeLocked(const std::string& group, const std::string& resource) {
@@ -76,6 +79,11 @@ std::vector<ResourceType> ResourceRegistry::all() const {
   std::vector<ResourceType> out;
   for (const auto& [key, type] : types_) out.push_back(type);
   return out;
+}
+
+std::uint64_t ResourceRegistry::generation() const {
+  std::lock_guard lock(mu_);
+  return generation_;
 }
 
 }  // namespace hetbench::kubesim

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,10 @@ struct CustomResourceVersion {
   bool served = true;
   bool storage = false;
   std::optional<StructuralSchema> schema;
+  /// The version's openAPIV3Schema as the CRD writes it (null when it has none), and the CRD's
+  /// list kind: what the OpenAPI documents publish.
+  nlohmann::json openApiSchema = nullptr;
+  std::string listKind = {};
   std::vector<PrinterColumn> printerColumns;
   std::optional<CustomResourceScale> scale = {};
 };
@@ -81,12 +86,16 @@ class ResourceRegistry {
   std::optional<ResourceType> findKind(const std::string& apiVersion,
                                        const std::string& kind) const;
   std::vector<ResourceType> all() const;
+  /// A number that grows at every change, so that what is derived from the registry (the
+  /// OpenAPI documents) can be kept until it changes.
+  std::uint64_t generation() const;
 
  private:
   void removeLocked(const std::string& group, const std::string& resource);
 
   mutable std::mutex mu_;
   std::map<std::string, ResourceType> types_;  // "group/version/resource"
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace hetbench::kubesim

@@ -93,21 +93,6 @@ TEST(Discovery, BatchGroupAndVersion) {
   EXPECT_EQ(findResource(list, "jobs/status")["verbs"], json({"get", "patch", "update"}));
 }
 
-// Verifies that /openapi/v3 points at one document per group-version, and that they resolve.
-TEST(Discovery, OpenApiV3) {
-  Harness h;
-  Response root = h.get("/openapi/v3");
-  ASSERT_EQ(root.status, 200) << root.body;
-  json paths = bodyJson(root)["paths"];
-  ASSERT_TRUE(paths.contains("api/v1")) << paths;
-  ASSERT_TRUE(paths.contains("apis/batch/v1")) << paths;
-  const std::string url = paths["apis/batch/v1"]["serverRelativeURL"];
-  EXPECT_EQ(url.rfind("/openapi/v3/apis/batch/v1?hash=", 0), 0u) << url;
-  Response doc = h.get(url);
-  ASSERT_EQ(doc.status, 200) << doc.body;
-  EXPECT_TRUE(bodyJson(doc)["paths"].contains("/apis/batch/v1/namespaces/{namespace}/jobs"));
-}
-
 // Verifies that an unknown resource under a served group-version is a 404 Status, as go-restful
 // answers through the API server's service error handler.
 TEST(Discovery, UnknownResourceIsNotFoundStatus) {

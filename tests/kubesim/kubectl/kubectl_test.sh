@@ -68,6 +68,22 @@ check "custom resource scale validated" "spec.size in body should be greater tha
 check "schema rejects" "spec.size in body should be greater than or equal to 1" k apply -f "$here/widget-invalid.yaml"
 check "api-resources" "widgets" k api-resources --api-group=example.com
 
+# kubectl explain reads the OpenAPI v3 documents: the built-in kinds' schemas are kubesim's
+# protobuf schemas, a custom resource's its CRD's.
+check "explain kind" "A Pod is a group of containers that run together on one node." k explain pod
+check "explain nested field" "ports	<[]ContainerPort>" k explain pod.spec.containers
+check "explain required" "containers	<[]Container> -required-" k explain pod.spec
+check "explain enum" "enum: Always, Never, OnFailure" k explain pod.spec
+check "explain other group" "rollingUpdate	<RollingUpdateDeployment>" \
+  k explain deployment.spec.strategy
+check "explain int-or-string" "maxSurge	<IntOrString>" k explain deployment.spec.strategy.rollingUpdate
+check "explain job spec" "template	<PodTemplateSpec> -required-" k explain job.spec
+check "explain custom resource" "A Widget of the kubectl test." k explain widget
+check "explain custom field" "How many parts the widget has." k explain widget.spec
+check "explain custom required" "size	<integer> -required-" k explain widget.spec
+check "explain from openapi v2" "What the deployment should run" \
+  k explain deployment.spec --output=plaintext-openapiv2
+
 check "delete with finalizer" 'widget.example.com "w1" deleted' k delete widget w1 --wait=false
 check "held by finalizer" "deletionTimestamp" k get widget w1 -o yaml
 check "release finalizer" "patched" k patch widget w1 --type=merge -p '{"metadata":{"finalizers":null}}'
@@ -153,9 +169,10 @@ check "delete typed" 'serviceaccount "robot" deleted' k delete serviceaccount ro
 
 # Service-account tokens and RBAC evaluation: kubesim enforces no RBAC but issues tokens and
 # answers the reviews from the RBAC objects it stores. These go through kubectl's generic paths
-# (apply -f, create -f and create --raw), which send JSON. Reviews need --validate=false: kubectl
-# validates kinds that have no PATCH against /openapi/v2, which kubesim does not serve. Plain HTTP carries no token (kubectl sends credentials over TLS only), so the
-# reviews here speak for the admin or, with --as, for the ServiceAccount.
+# (apply -f, create -f and create --raw), which send JSON; kubectl validates a review itself
+# against /openapi/v2, as reviews have no PATCH operation to validate them on the server. Plain
+# HTTP carries no token (kubectl sends credentials over TLS only), so the reviews here speak for
+# the admin or, with --as, for the ServiceAccount.
 cat >"$work/rbac.yaml" <<'YAML'
 apiVersion: v1
 kind: ServiceAccount
@@ -187,7 +204,7 @@ echo '{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","spec":{"ex
 robot_token_path=/api/v1/namespaces/default/serviceaccounts/robot/token
 token_of() { sed -n 's/.*"token":"\([^"]*\)".*/\1/p'; }
 allowed() {
-  k create --validate=false -f "$work/read-logs.yaml" \
+  k create -f "$work/read-logs.yaml" \
     -o jsonpath='{.status.allowed} {.status.reason}' "$@"
 }
 check "apply service account and role" "clusterrole.rbac.authorization.k8s.io/log-reader created" \
@@ -201,6 +218,9 @@ printf '{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{"t
 check "token review" '"username":"system:serviceaccount:default:robot"' \
   k create --raw /apis/authentication.k8s.io/v1/tokenreviews -f "$work/review.json"
 check "self review as the admin" "true" allowed
+sed 's/subresource: log/subresource: log, bogus: 1/' "$work/read-logs.yaml" >"$work/bogus.yaml"
+check "review validated by kubectl" 'unknown field "bogus" in io.k8s.api.authorization.v1.ResourceAttributes' \
+  k create -f "$work/bogus.yaml"
 check "self review before a binding" "false" allowed --as=system:serviceaccount:default:robot
 check "apply binding" "rolebinding.rbac.authorization.k8s.io/robot-logs created" \
   k apply -f "$work/binding.yaml"
@@ -209,7 +229,7 @@ check "self review after a binding" \
   allowed --as=system:serviceaccount:default:robot
 sed 's/namespace: default/namespace: kube-system/' "$work/read-logs.yaml" >"$work/elsewhere.yaml"
 check "self review in another namespace" "false" \
-  k create --validate=false -f "$work/elsewhere.yaml" -o jsonpath='{.status.allowed}' \
+  k create -f "$work/elsewhere.yaml" -o jsonpath='{.status.allowed}' \
   --as=system:serviceaccount:default:robot
 
 # Events: what kubectl describe and kubectl events show on a cluster, recorded by kubesim's
@@ -502,7 +522,7 @@ tls_token=$(k --kubeconfig "$work/tls.kubeconfig" create --raw "$robot_token_pat
 as_robot=(--server "$server" --insecure-skip-tls-verify --token "$tls_token" --kubeconfig /dev/null)
 check "https with an issued token" "a100-1" k "${as_robot[@]}" get nodes
 check "self review with an issued token" "false" \
-  k "${as_robot[@]}" create --validate=false -f "$work/read-logs.yaml" -o jsonpath='{.status.allowed}'
+  k "${as_robot[@]}" create -f "$work/read-logs.yaml" -o jsonpath='{.status.allowed}'
 kill -TERM "$tls_pid" && wait "$tls_pid" || true
 
 # SIGTERM stops kubesim and every container process it started.

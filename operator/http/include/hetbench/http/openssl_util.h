@@ -2,7 +2,7 @@
 
 // Helpers over OpenSSL shared by tls.cc, the TLS transport, the tests, the operator's
 // authorizer and kubesim: owning pointers for OpenSSL objects, conversions between PEM text and
-// those objects, and SHA-256.
+// those objects, and SHA-256 and SHA-512.
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -34,6 +34,8 @@ using SslPtr = std::unique_ptr<SSL, Deleter<SSL_free>>;
 
 /// The SHA-256 of `text` in lower-case hex; "" in the unlikely case that OpenSSL fails.
 std::string sha256Hex(std::string_view text);
+/// The SHA-512 of `text` in lower-case hex; "" in the unlikely case that OpenSSL fails.
+std::string sha512Hex(std::string_view text);
 
 /// An Internal status carrying `what` and the thread's OpenSSL error queue (which it clears),
 /// so that a failure says which call failed and why.
