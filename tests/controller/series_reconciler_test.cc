@@ -114,6 +114,45 @@ TEST_F(SeriesReconcilerTest, EachConfigurationGetsOneSeriesAndEachTrialOnePointO
   EXPECT_EQ(series(1).points.back().run, "b");
 }
 
+/// The store's runs, but none while `hidden`: an informer's cache during a relist.
+class HidingCache final : public RunCache {
+ public:
+  explicit HidingCache(const RunCache& inner) : inner_(inner) {}
+  std::optional<json> run(const std::string& ns, const std::string& name) const override {
+    return hidden ? std::nullopt : inner_.run(ns, name);
+  }
+  std::vector<json> runs(const std::string& ns) const override { return inner_.runs(ns); }
+  std::vector<json> pods(const std::string& ns, const std::string& run) const override {
+    return inner_.pods(ns, run);
+  }
+  std::vector<json> jobs(const std::string& ns, const std::string& run) const override {
+    return inner_.jobs(ns, run);
+  }
+  std::vector<json> ipuJobs(const std::string& ns, const std::string& run) const override {
+    return inner_.ipuJobs(ns, run);
+  }
+  bool hidden = false;
+
+ private:
+  const RunCache& inner_;
+};
+
+TEST_F(SeriesReconcilerTest, ARunTheCacheLostForAWhileIsReadFromItsSeriesNotAddedAgain) {
+  HidingCache cache(cache_);
+  SeriesReconciler reconciler(client_, cache, events_);
+  addRun("a", {1000}, 0);
+  ASSERT_TRUE(reconciler.reconcile("lab", "a").isOk());
+  cache.hidden = true;
+  ASSERT_TRUE(reconciler.reconcile("lab", "a").isOk());  // gone: forgotten
+  cache.hidden = false;
+  const int writes = client_.callCount("updateStatus");
+  const int reads = client_.callCount("get");
+  ASSERT_TRUE(reconciler.reconcile("lab", "a").isOk());
+  EXPECT_EQ(client_.callCount("get"), reads + 1);  // the series, read again
+  EXPECT_EQ(client_.callCount("updateStatus"), writes);
+  EXPECT_EQ(series(1).points.size(), 1u);
+}
+
 TEST_F(SeriesReconcilerTest, AConflictOrAnOutageLosesNoPointAndAddsNoneTwice) {
   addRun("a", {1000}, 0);
   client_.failNext("updateStatus", common::Status(common::StatusCode::kConflict, "stale"));

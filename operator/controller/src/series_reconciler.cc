@@ -87,15 +87,22 @@ bool SeriesReconciler::served() {
   return true;
 }
 
-bool SeriesReconciler::recorded(const std::string& key) const {
+bool SeriesReconciler::recorded(const std::string& run, const std::string& key) const {
   std::lock_guard lock(mu_);
-  return recorded_.contains(key);
+  const auto it = recorded_.find(run);
+  return it != recorded_.end() && it->second.contains(key);
 }
 
 common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& ns,
                                                             const std::string& name) {
+  const std::string runKey = ns + "/" + name;
   const std::optional<json> object = cache_.run(ns, name);
-  if (!object) return ReconcileResult{};
+  if (!object) {
+    // Gone: what this process remembers of it goes too, so that memory follows the live runs.
+    std::lock_guard lock(mu_);
+    recorded_.erase(runKey);
+    return ReconcileResult{};
+  }
   const benchmark::Run run = benchmark::readRun(*object);
   if (run.status.results.empty()) return ReconcileResult{};
   const std::optional<benchmark::AcceptedRun> accepted = benchmark::acceptedRun(run);
@@ -105,7 +112,7 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
   std::map<std::string, Pending> pending;  // by series name
   for (const benchmark::TrialResult& result : run.status.results) {
     if (result.trial < 0 || result.trial >= static_cast<std::int64_t>(configurations.size()) ||
-        recorded(keyOf(run.ref.uid, result.trial))) {
+        recorded(runKey, keyOf(run.ref.uid, result.trial))) {
       continue;
     }
     const std::string metric = benchmark::seriesMetric(*accepted, result);
@@ -159,7 +166,7 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
                    name, status.state);
     }
     std::lock_guard lock(mu_);
-    recorded_.insert(keys.begin(), keys.end());
+    recorded_[runKey].insert(keys.begin(), keys.end());
   }
   return ReconcileResult{};
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -36,7 +37,7 @@ class SeriesReconciler {
 
  private:
   bool served();
-  bool recorded(const std::string& key) const;
+  bool recorded(const std::string& run, const std::string& key) const;
   /// The Events of what judging the series found after `added` ("run uid/trial") came in.
   void noteChanges(const nlohmann::json& series, const benchmark::SeriesSpec& spec,
                    const std::vector<benchmark::SeriesChange>& before,
@@ -48,8 +49,9 @@ class SeriesReconciler {
   benchmark::SeriesOptions options_;
   mutable std::mutex mu_;
   bool served_ = false;
-  /// "run uid/trial" of the points this process wrote or found written.
-  std::set<std::string> recorded_;
+  /// By run ("namespace/name"), the "run uid/trial" of the points this process wrote or found
+  /// written; a run's entry goes when a reconcile finds the run gone.
+  std::map<std::string, std::set<std::string>> recorded_;
 };
 
 }  // namespace hetbench::controller
