@@ -557,20 +557,27 @@ json v3Operation(const ResourceType& t, const Path& path, const Operation& op) {
   return out;
 }
 
-json v3PathItem(const ResourceType& t, const Path& path) {
-  json item = json::object();
+// A path's item in either version: its path parameters, `pretty`, and its operations, each
+// written by that version's builders.
+json pathItem(const ResourceType& t, const Path& path,
+              json (*parameter)(const Parameter&, const char* in, bool required),
+              json (*operation)(const ResourceType&, const Path&, const Operation&)) {
   json parameters = json::array();
   if (path.named) {
-    parameters.push_back(v3Parameter({"name", "string", "The name of the object."}, "path", true));
+    parameters.push_back(parameter({"name", "string", "The name of the object."}, "path", true));
   }
   if (path.namespaced) {
     parameters.push_back(
-        v3Parameter({"namespace", "string", "The namespace of the object."}, "path", true));
+        parameter({"namespace", "string", "The namespace of the object."}, "path", true));
   }
-  parameters.push_back(v3Parameter(kPretty, "query", false));
-  item["parameters"] = parameters;
-  for (const Operation& op : path.operations) item[op.method] = v3Operation(t, path, op);
+  parameters.push_back(parameter(kPretty, "query", false));
+  json item = {{"parameters", parameters}};
+  for (const Operation& op : path.operations) item[op.method] = operation(t, path, op);
   return item;
+}
+
+json v3PathItem(const ResourceType& t, const Path& path) {
+  return pathItem(t, path, v3Parameter, v3Operation);
 }
 
 // The names `schema` refers to.
@@ -743,18 +750,7 @@ json v2Operation(const ResourceType& t, const Path& path, const Operation& op) {
 }
 
 json v2PathItem(const ResourceType& t, const Path& path) {
-  json parameters = json::array();
-  if (path.named) {
-    parameters.push_back(v2Parameter({"name", "string", "The name of the object."}, "path", true));
-  }
-  if (path.namespaced) {
-    parameters.push_back(
-        v2Parameter({"namespace", "string", "The namespace of the object."}, "path", true));
-  }
-  parameters.push_back(v2Parameter(kPretty, "query", false));
-  json item = {{"parameters", parameters}};
-  for (const Operation& op : path.operations) item[op.method] = v2Operation(t, path, op);
-  return item;
+  return pathItem(t, path, v2Parameter, v2Operation);
 }
 
 json v2Document(const std::vector<ResourceType>& types, const json& components) {
