@@ -194,7 +194,7 @@ TEST_F(SeriesReconcilerTest, ASlowTrialIsSuspectAndAStepAChangePointWithWhatChan
   const RecordingEvents::Event last = events_.events().back();
   EXPECT_EQ(last.reason, "ChangePoint");
   EXPECT_EQ(last.type, kube::EventType::kWarning);
-  EXPECT_NE(last.message.find("effective_throughput changed by -10.0% at run slow"),
+  EXPECT_NE(last.message.find("effective_throughput changed by -9.9% at run slow"),
             std::string::npos)
       << last.message;
   EXPECT_NE(last.message.find("; nodes: gpu-1 -> gpu-2"), std::string::npos) << last.message;

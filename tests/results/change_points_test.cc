@@ -26,14 +26,24 @@ std::vector<double> joined(std::vector<std::vector<double>> parts) {
   return all;
 }
 
-// Verifies the Mann-Whitney U test: a case worked by hand, ties, and order not mattering.
+// Verifies the Mann-Whitney U test: cases worked by hand, exact and approximate, ties, and order
+// not mattering.
 TEST(MannWhitney, PValues) {
-  // U = 0 against a mean of 4.5 and a variance of 3 x 3 x 7 / 12 = 5.25.
-  const double z = (4.5 - 0.5) / std::sqrt(5.25);
-  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6}),
-              std::erfc(z / std::sqrt(2.0)), 1e-12);
-  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{6, 4, 5}, std::vector<double>{3, 1, 2}),
-              std::erfc(z / std::sqrt(2.0)), 1e-12);
+  // Exact: of the 20 ways to draw three of six ranks, 2 are as far from the middle as {1, 2, 3}.
+  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6}), 0.1,
+              1e-12);
+  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{6, 4, 5}, std::vector<double>{3, 1, 2}), 0.1,
+              1e-12);
+  // Seven against seven completely apart: 2 of C(14, 7) = 3432, under 0.001 (the normal
+  // approximation gives 0.0022).
+  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{1, 2, 3, 4, 5, 6, 7},
+                                std::vector<double>{8, 9, 10, 11, 12, 13, 14}),
+              2.0 / 3432, 1e-15);
+  // Ties: {1, 2} against {2, 3} has doubled ranks {2, 5} and {5, 8}; of the 6 draws of two, the
+  // rank sums 7, 7, 10, 10, 13, 13 (doubled) are each 3 or more from the middle 10 in 4 draws.
+  EXPECT_NEAR(mannWhitneyPValue(std::vector<double>{1, 2}, std::vector<double>{2, 3}), 4.0 / 6,
+              1e-12);
+  EXPECT_DOUBLE_EQ(mannWhitneyPValue(std::vector<double>{}, std::vector<double>{1, 2}), 1.0);
   EXPECT_DOUBLE_EQ(mannWhitneyPValue(std::vector<double>{1, 1}, std::vector<double>{1, 1}), 1.0);
   EXPECT_DOUBLE_EQ(
       mannWhitneyPValue(std::vector<double>{1, 2, 3, 4}, std::vector<double>{1, 2, 3, 4}), 1.0);
@@ -47,7 +57,10 @@ TEST(MannWhitney, PValues) {
   const double apart = mannWhitneyPValue(low, high);
   low[0] = -1e9;
   EXPECT_DOUBLE_EQ(mannWhitneyPValue(low, high), apart);
-  EXPECT_LT(apart, 1e-6);
+  // Beyond 30 points, the normal approximation: U = 0 against a mean of 200 and a variance of
+  // 20 x 20 x 41 / 12.
+  const double z = (200 - 0.5) / std::sqrt(20.0 * 20 * 41 / 12);
+  EXPECT_NEAR(apart, std::erfc(z / std::sqrt(2.0)), 1e-20);
 }
 
 // Verifies where change points are found, and where none is.
@@ -64,6 +77,8 @@ TEST(FindChangePoints, Table) {
       {"two steps", joined({flat(20, 1000), flat(15, 900), flat(15, 1000)}), {20, 35}},
       {"a 1% step is below the practical minimum", joined({flat(25, 1000), flat(20, 990)}), {}},
       {"three points after the step", joined({flat(25, 1000), flat(3, 800)}), {}},
+      {"a short series: seven and seven", joined({flat(7, 1000), flat(7, 900)}), {7}},
+      {"six and six cannot reach p 0.001", joined({flat(6, 1000), flat(6, 900)}), {}},
       {"a single outlier is not a change",
        joined({flat(20, 1000), std::vector<double>{700}, flat(20, 1000)}),
        {}},

@@ -49,9 +49,10 @@ struct ChangePoint {
 std::vector<ChangePoint> findChangePoints(std::span<const double> series,
                                           const ChangePointOptions& options = {});
 
-/// The Mann-Whitney U test of two samples: the two-sided p-value (normal approximation with tie
-/// and continuity corrections) that one tends to be larger than the other. Ranks make it immune
-/// to outliers and heavy tails, which inflate the variances of a t-test.
+/// The Mann-Whitney U test of two samples: the two-sided p-value that one tends to be larger than
+/// the other; exact (the permutation distribution of the rank sum, ties included) up to 30 points
+/// in all, and beyond by the normal approximation with tie and continuity corrections. Ranks make
+/// it immune to outliers and heavy tails, which inflate the variances of a t-test.
 double mannWhitneyPValue(std::span<const double> a, std::span<const double> b);
 
 }  // namespace hetbench::results
