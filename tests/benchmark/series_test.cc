@@ -86,6 +86,14 @@ TEST(AddSeriesPointTest, KeepsTimeOrderOnePointPerTrialAndTheLatestLimit) {
   ASSERT_EQ(points.size(), 3u);
   EXPECT_EQ(points.front().trial, 1);
   EXPECT_EQ(points.back().run, "nightly-3");
+  // Of two runs that ended in the same second, the one added later is the newer, whatever
+  // their names.
+  SeriesPoint sameSecond = point(3, 12);
+  sameSecond.run = "nightly-10";
+  sameSecond.runUid = "uid-10";
+  EXPECT_TRUE(addSeriesPoint(points, sameSecond, 3));
+  EXPECT_EQ(points.back().run, "nightly-10");
+  EXPECT_EQ(points[1].run, "nightly-3");
 }
 
 TEST(JudgeSeriesTest, TooFewPointsGiveALatestValueButNoVerdict) {

@@ -82,6 +82,7 @@ void expectSameSpec(const RunSpec& got, const RunSpec& want) {
   EXPECT_EQ(got.cleanup.maxRetained, want.cleanup.maxRetained);
   EXPECT_EQ(got.metrics, want.metrics);
   EXPECT_EQ(got.references, want.references);
+  EXPECT_EQ(got.confirm, want.confirm);
 }
 
 RunSpec expected(const std::function<void(RunSpec&)>& edit) {
@@ -159,11 +160,18 @@ TEST(ParseRunSpec, Accepts) {
          s.templ = templ;
          s.matrix = {{"image", {"a", "b"}}};
        })},
+      {"confirm with its defaults", with({{"confirm", json::object()}}),
+       expected([](RunSpec& s) { s.confirm = Confirm{}; })},
+      {"confirm", with({{"confirm", {{"reruns", 5}, {"otherNode", false}}}}),
+       expected([](RunSpec& s) {
+         s.confirm = Confirm{5, false};
+       })},
       {"nulls are absent",
        [] {
          json spec = minimal();
-         for (const char* key : {"template", "matrix", "repetitions", "parallelism", "timeLimit",
-                                 "startTimeout", "suspend", "cleanup", "metrics", "references"}) {
+         for (const char* key :
+              {"template", "matrix", "repetitions", "parallelism", "timeLimit", "startTimeout",
+               "suspend", "cleanup", "metrics", "references", "confirm"}) {
            spec[key] = nullptr;
          }
          return spec;
@@ -431,6 +439,22 @@ TEST(ParseRunSpec, Rejects) {
          R"(Invalid value: "0s": must be greater than zero)"},
         {"spec.cleanup.maxRetained", "FieldValueInvalid",
          "Invalid value: -1: must be greater than or equal to 0"}}},
+      {"confirm reruns out of range and otherNode not a boolean",
+       with({{"confirm", {{"reruns", 11}, {"otherNode", "yes"}}}}),
+       {{"spec.confirm.reruns", "FieldValueInvalid",
+         "Invalid value: 11: must be less than or equal to 10"},
+        {"spec.confirm.otherNode", "FieldValueTypeInvalid",
+         R"(Invalid value: "string": spec.confirm.otherNode in body must be of type boolean: "string")"}}},
+      {"confirm with a template",
+       with({{"workload", nullptr},
+             {"template",
+              {{"apiVersion", "v1"},
+               {"kind", "Pod"},
+               {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}}},
+             {"confirm", json::object()}}),
+       {{"spec.confirm", "FieldValueForbidden",
+         "Forbidden: reruns are placed through spec.workload's affinity; a template's placement "
+         "is its own"}}},
       {"metrics not an array",
        with({{"metrics", json::object()}}),
        {{"spec.metrics", "FieldValueTypeInvalid",

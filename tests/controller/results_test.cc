@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "hetbench/controller/series_reconciler.h"
@@ -166,6 +167,134 @@ TEST_F(OperatorTest, BadPatternIsNotAccepted) {
             std::string::npos)
       << accepted.dump();
   EXPECT_TRUE(workloads(kube::resources::kPods, "badpattern").empty());
+}
+
+/// A run of the confirmation tests: 1000 + `wobble` samples per 10 s epoch, 10% fewer on a slow
+/// node. The pod that finds `flags`/slow-next makes its node slow; slow-all makes every node slow.
+json nodeRun(const std::filesystem::path& flags, int wobble) {
+  const std::string f = flags.string();
+  std::string script = "S=$((1000 + " + std::to_string(wobble) + ")); if [ -e " + f +
+                       "/slow-next ]; then mv " + f + "/slow-next " + f +
+                       "/slow-$NODE; fi; if [ -e " + f + "/slow-$NODE ] || [ -e " + f +
+                       "/slow-all ]; then S=$((S * 9 / 10)); fi; "
+                       "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":"
+                       "\"resnet50\",\"model\":\"resnet50\",\"world_size\":1,\"rank\":0,"
+                       "\"global_batch_size\":32,\"precision\":\"fp32\",\"device\":\"cpu\","
+                       "\"accelerator\":{\"name\":\"cpu\",\"count\":1}}';";
+  for (int e = 0; e < 3; ++e) {
+    script += "echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":" + std::to_string(e) +
+              ",\"rank\":0,\"samples\":'$S',\"wall_seconds\":10,"
+              "\"io_seconds\":1,\"compute_seconds\":9}';";
+  }
+  script += "echo ':::HETBENCH {\"v\":1,\"event\":\"run_end\",\"rank\":0,\"status\":\"ok\"}'";
+  json spec = referenced(scriptSpec(script), 100);
+  spec["workload"]["nodeSelector"] = {{"hetbench.io/system", "lab-cpu"}};
+  spec["workload"]["env"] = {
+      {{"name", "NODE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}}};
+  spec["confirm"] = json::object();
+  return spec;
+}
+
+class ConfirmationTest : public OperatorTest {
+ protected:
+  void SetUp() override {
+    OperatorTest::SetUp();
+    ASSERT_TRUE(testing_support::installCrd(
+        *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkseries.yaml", kBenchmarkSeries));
+    flags_ = dir_.path() / "flags";
+    std::filesystem::create_directories(flags_);
+    startOperator();
+  }
+
+  /// Runs run-FIRST to run-LAST one after another, each to Succeeded.
+  void runs(int first, int last) {
+    constexpr int kWobble[] = {0, 4, -3, 1, -1, 3, -4, 2, -2, 0};
+    for (int i = first; i <= last; ++i) {
+      const std::string name = "run-" + std::to_string(i);
+      createRun(name, nodeRun(flags_, kWobble[i % 10]));
+      waitForPhase(name, "Succeeded");
+    }
+  }
+
+  void flag(const std::string& name) { std::ofstream(flags_ / name) << "1"; }
+
+  json series() {
+    common::Result<kube::ListResult> listed = client_->list(kBenchmarkSeries, "default", {});
+    if (!listed.isOk() || listed.value().items.size() != 1) return nullptr;
+    return listed.value().items[0];
+  }
+
+  /// Waits for the series' confirmation to end; its status.
+  json confirmed() {
+    json status;
+    eventually(
+        [&] {
+          const json s = series();
+          status = s.is_null() ? json() : s.value("status", json::object());
+          const std::string state = status.value("/confirmation/state"_json_pointer, "");
+          return !state.empty() && state != "Confirming";
+        },
+        std::chrono::seconds(60));
+    return status;
+  }
+
+  std::filesystem::path flags_;
+};
+
+// Verifies, end to end on kubesim's two CPU nodes, that a trial slow only on its node is rerun
+// there and on the other node, and the series names the node (NodeSuspect, with an Event on the
+// run), not a regression.
+TEST_F(ConfirmationTest, ATrialSlowOnlyOnItsNodeIsNodeSuspect) {
+  runs(0, 9);
+  flag("slow-next");
+  runs(10, 10);
+  const json run = getRun("run-10");
+  const std::string node = run["status"]["trials"][0]["nodes"][0];
+  const json status = confirmed();
+  EXPECT_EQ(status["state"], "NodeSuspect") << status.dump(2);
+  EXPECT_EQ(status["confirmation"]["run"], "run-10");
+  EXPECT_EQ(status["confirmation"]["nodes"], json::array({node}));
+  EXPECT_EQ(status["confirmation"]["other"], "Same");
+  for (const json& rerun : status["confirmation"]["reruns"]) {
+    const json r = getRun(rerun["name"]);
+    const std::string ranOn = r["status"]["trials"][0]["nodes"][0];
+    EXPECT_EQ(ranOn == node, rerun["placement"] == "same") << r.dump(2);
+  }
+  EXPECT_NE(status["message"].get<std::string>().find("slow on " + node + " only"),
+            std::string::npos)
+      << status.dump(2);
+  EXPECT_TRUE(waitForEvent("run-10", "NodeSuspect"));
+  EXPECT_EQ(status["points"].size(), 11u);  // reruns are not points of the history
+}
+
+// Verifies, end to end, that a 10% slowdown of every node is a confirmed regression at the
+// first slow run, stands without new reruns while later runs stay slow, and becomes the change
+// point at that run once seven slow runs give the new level.
+TEST_F(ConfirmationTest, ASlowdownEverywhereIsAConfirmedRegressionAndAChangePointAtItsRun) {
+  runs(0, 9);
+  flag("slow-all");
+  runs(10, 10);
+  const json status = confirmed();
+  EXPECT_EQ(status["state"], "Regressed") << status.dump(2);
+  EXPECT_EQ(status["confirmation"]["run"], "run-10");
+  EXPECT_EQ(status["confirmation"]["same"], "Different");
+  EXPECT_EQ(status["confirmation"]["other"], "Different");
+  EXPECT_TRUE(waitForEvent("run-10", "Regressed"));
+  const std::size_t reruns = status["confirmation"]["reruns"].size();
+
+  runs(11, 16);
+  json later;
+  EXPECT_TRUE(eventually([&] {
+    const json s = series();
+    later = s.is_null() ? json() : s.value("status", json::object());
+    return later.value("pointCount", 0) == 17;
+  }));
+  EXPECT_EQ(later["confirmation"]["number"], 1);
+  EXPECT_EQ(later["confirmation"]["reruns"].size(), reruns);
+  ASSERT_EQ(later["changes"].size(), 1u) << later.dump(2);
+  EXPECT_EQ(later["changes"][0]["run"], "run-10");
+  EXPECT_NEAR(later["changes"][0]["magnitude"].get<double>(), -0.1, 0.002);
+  EXPECT_EQ(later["state"], "WithinNoise");  // the new level is the baseline now
 }
 
 }  // namespace

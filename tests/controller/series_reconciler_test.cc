@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/common/time.h"
 #include "reconciler_fakes.h"
@@ -25,7 +28,8 @@ class SeriesReconcilerTest : public ::testing::Test {
   /// Run `name` (uid "uid-NAME"), accepted, whose trial t of `values` was judged `verdict`
   /// with effective_throughput values[t], completed `hour` hours after kStart on `node`.
   void addRun(const std::string& name, const std::vector<double>& values, int hour,
-              const std::string& node = "gpu-1", const std::string& verdict = "Pass") {
+              const std::string& node = "gpu-1", const std::string& verdict = "Pass",
+              const json& confirm = nullptr) {
     std::vector<int> gpus;
     for (std::size_t i = 0; i < values.size(); ++i) gpus.push_back(static_cast<int>(i) + 1);
     json run =
@@ -36,6 +40,7 @@ class SeriesReconcilerTest : public ::testing::Test {
                  {{"image", "hetbench/train:1"},
                   {"accelerator", {{"resource", "nvidia.com/gpu"}, {"count", "$(params.gpus)"}}}})
             .obj();
+    if (!confirm.is_null()) run["spec"]["confirm"] = confirm;
     run["metadata"]["uid"] = "uid-" + name;
     run["metadata"]["annotations"][std::string(benchmark::kAcceptedSpecAnnotation)] =
         run["spec"].dump();
@@ -49,6 +54,7 @@ class SeriesReconcilerTest : public ::testing::Test {
       status.trials.push_back(unit);
       benchmark::TrialResult result;
       result.trial = static_cast<std::int64_t>(t);
+      result.parameters = {{"gpus", std::to_string(t + 1)}};
       result.verdict = verdict == "Invalid" ? results::Verdict::kInvalid : results::Verdict::kPass;
       result.repetitions = 3;
       result.metrics["effective_throughput"] = {{values[t], values[t] * 0.002, 0, 0, 3},
@@ -57,6 +63,49 @@ class SeriesReconcilerTest : public ::testing::Test {
     }
     run["status"] = benchmark::toJson(status);
     ASSERT_TRUE(client_.create(kBenchmarkRuns, "lab", run).isOk());
+  }
+
+  /// Ends rerun `name` (created by the reconciler) as Succeeded with `value` on `node`, as the
+  /// run controller would, and reconciles it.
+  void finishRerun(const std::string& name, double value, const std::string& node) {
+    common::Result<json> run = client_.get(kBenchmarkRuns, "lab", name);
+    ASSERT_TRUE(run.isOk()) << name << ": " << run.status().message();
+    json object = std::move(run).value();
+    benchmark::RunStatus status;
+    status.phase = "Succeeded";
+    benchmark::UnitRecord unit;
+    unit.phase = benchmark::UnitPhase::kSucceeded;
+    unit.nodes = {node};
+    unit.completionTime = clock_.now();
+    status.trials.push_back(unit);
+    benchmark::TrialResult result;
+    result.verdict = results::Verdict::kPass;
+    result.repetitions = 3;
+    result.metrics["effective_throughput"] = {{value, value * 0.002, 0, 0, 3}, "samples/s"};
+    status.results.push_back(result);
+    object["status"] = benchmark::toJson(status);
+    ASSERT_TRUE(client_.updateStatus(kBenchmarkRuns, "lab", object).isOk());
+    reconcile(name);
+  }
+
+  /// Ten stable runs of one GPU, then run "slow" at `value` on gpu-1, whose spec asks for
+  /// confirmation reruns.
+  void suspectAfterTenRuns(double value, const json& confirm = json::object()) {
+    const double level[] = {1000, 1004, 997, 1001, 999, 1003, 996, 1002, 998, 1000};
+    for (int i = 0; i < 10; ++i) {
+      addRun("r" + std::to_string(i), {level[i]}, i);
+      reconcile("r" + std::to_string(i));
+    }
+    addRun("slow", {value}, 10, "gpu-1", "Pass", confirm);
+    reconcile("slow");
+  }
+
+  std::vector<std::string> runNames() const {
+    std::vector<std::string> out;
+    for (const json& run : client_.objects(kBenchmarkRuns)) {
+      out.push_back(run["metadata"]["name"].get<std::string>());
+    }
+    return out;
   }
 
   void reconcile(const std::string& run) {
@@ -84,7 +133,8 @@ class SeriesReconcilerTest : public ::testing::Test {
   kube::testing::FakeKubeClient client_;
   StoreCache cache_{client_};
   RecordingEvents events_;
-  SeriesReconciler reconciler_{client_, cache_, events_};
+  common::FakeClock clock_{kStart};
+  SeriesReconciler reconciler_{client_, cache_, clock_, events_};
 };
 
 TEST_F(SeriesReconcilerTest, EachConfigurationGetsOneSeriesAndEachTrialOnePointOnce) {
@@ -103,7 +153,7 @@ TEST_F(SeriesReconcilerTest, EachConfigurationGetsOneSeriesAndEachTrialOnePointO
   // Again, and in a restarted process: nothing to add, nothing written.
   const int writes = client_.callCount("updateStatus");
   reconcile("a");
-  SeriesReconciler restarted(client_, cache_, events_);
+  SeriesReconciler restarted(client_, cache_, clock_, events_);
   ASSERT_TRUE(restarted.reconcile("lab", "a").isOk());
   EXPECT_EQ(client_.callCount("updateStatus"), writes);
   EXPECT_EQ(series(1).points.size(), 1u);
@@ -139,7 +189,7 @@ class HidingCache final : public RunCache {
 
 TEST_F(SeriesReconcilerTest, ARunTheCacheLostForAWhileIsReadFromItsSeriesNotAddedAgain) {
   HidingCache cache(cache_);
-  SeriesReconciler reconciler(client_, cache, events_);
+  SeriesReconciler reconciler(client_, cache, clock_, events_);
   addRun("a", {1000}, 0);
   ASSERT_TRUE(reconciler.reconcile("lab", "a").isOk());
   cache.hidden = true;
@@ -220,11 +270,181 @@ TEST_F(SeriesReconcilerTest, WithoutTheCrdThereIsNoSeriesAndNoError) {
   run["metadata"].erase("resourceVersion");
   kube::testing::FakeKubeClient bare;  // discovery serves no BenchmarkSeries
   StoreCache cache{bare};
-  SeriesReconciler reconciler{bare, cache, events_};
+  SeriesReconciler reconciler{bare, cache, clock_, events_};
   ASSERT_TRUE(bare.create(kBenchmarkRuns, "lab", run).isOk());
   EXPECT_TRUE(reconciler.reconcile("lab", "a").isOk());
   EXPECT_TRUE(reconciler.reconcile("lab", "missing").isOk());
   EXPECT_TRUE(bare.objects(kBenchmarkSeries).empty());
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST_F(SeriesReconcilerTest, ASuspectTrialIsRerunOnItsNodeAndOnAnotherOfItsPlacement) {
+  suspectAfterTenRuns(900);
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.state, "Confirming");
+  ASSERT_TRUE(status.confirmation.has_value());
+  const benchmark::SeriesConfirmation& c = *status.confirmation;
+  EXPECT_EQ(c.run, "slow");
+  EXPECT_EQ(c.suspect, 900);
+  EXPECT_EQ(c.nodes, std::vector<std::string>{"gpu-1"});
+  EXPECT_EQ(c.baseline.size(), 10u);
+  ASSERT_EQ(c.reruns.size(), 2u);
+  const std::string seriesName = client_.objects(kBenchmarkSeries).at(0)["metadata"]["name"];
+  EXPECT_EQ(c.reruns[0].name, seriesName + "-c1-s1");
+  EXPECT_EQ(c.reruns[1].name, seriesName + "-c1-o1");
+  EXPECT_EQ(eventReasons(), (std::vector<std::string>{"TrialSuspect", "Confirming", "Confirming"}));
+
+  const json same = client_.get(kBenchmarkRuns, "lab", seriesName + "-c1-s1").value();
+  EXPECT_EQ(same["metadata"]["labels"]["hetbench.io/series"], seriesName);
+  EXPECT_EQ(same["metadata"]["labels"]["hetbench.io/confirms"], "slow");
+  EXPECT_EQ(same["metadata"]["labels"]["hetbench.io/placement"], "same");
+  EXPECT_EQ(same["metadata"]["ownerReferences"][0]["kind"], "BenchmarkSeries");
+  EXPECT_EQ(same["spec"]["matrix"], json({{"gpus", {"1"}}}));
+  EXPECT_FALSE(same["spec"].contains("confirm"));
+  const json term = same["spec"]["workload"]["affinity"]["nodeAffinity"]
+                        ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0];
+  EXPECT_EQ(term["matchExpressions"][0],
+            json({{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {"gpu-1"}}}));
+  const json other = client_.get(kBenchmarkRuns, "lab", seriesName + "-c1-o1").value();
+  EXPECT_EQ(other["spec"]["workload"]["affinity"]["nodeAffinity"]
+                 ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+                 ["matchExpressions"][0]["operator"],
+            "NotIn");
+
+  // Reconciled again, nothing new is started or created.
+  const std::size_t runs = client_.objects(kBenchmarkRuns).size();
+  reconcile("slow");
+  EXPECT_EQ(client_.objects(kBenchmarkRuns).size(), runs);
+}
+
+// Against ten stable trials, a sample needs three values below them all to give p <= 0.01 (2 of
+// C(13, 3) = 286 orders): the suspect and two reruns on its node, three reruns on others.
+TEST_F(SeriesReconcilerTest, SlowOnEveryNodeIsAConfirmedRegression) {
+  suspectAfterTenRuns(900);
+  const std::string name = client_.objects(kBenchmarkSeries).at(0)["metadata"]["name"];
+  finishRerun(name + "-c1-s1", 902, "gpu-1");
+  EXPECT_EQ(series(1).state, "Confirming");
+  EXPECT_FALSE(has(runNames(), name + "-c1-s2"));  // the round's other rerun is still running
+  finishRerun(name + "-c1-o1", 903, "gpu-2");
+  EXPECT_EQ(series(1).confirmation->same, "Undecided");
+  EXPECT_TRUE(has(runNames(), name + "-c1-s2"));
+  EXPECT_TRUE(has(runNames(), name + "-c1-o2"));
+  finishRerun(name + "-c1-s2", 901, "gpu-1");
+  finishRerun(name + "-c1-o2", 899, "gpu-3");
+  EXPECT_EQ(series(1).confirmation->same, "Different");
+  EXPECT_EQ(series(1).confirmation->other, "Undecided");
+  EXPECT_TRUE(has(runNames(), name + "-c1-o3"));
+  EXPECT_FALSE(has(runNames(), name + "-c1-s3"));  // decided there
+  finishRerun(name + "-c1-o3", 904, "gpu-2");
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.state, "Regressed");
+  EXPECT_EQ(status.confirmation->state, "Regressed");
+  EXPECT_EQ(status.confirmation->other, "Different");
+  EXPECT_TRUE(status.confirmation->completionTime.has_value());
+  EXPECT_NE(status.message.find("confirmed"), std::string::npos) << status.message;
+  const RecordingEvents::Event last = events_.events().back();
+  EXPECT_EQ(last.reason, "Regressed");
+  EXPECT_EQ(last.type, kube::EventType::kWarning);
+  EXPECT_NE(last.message.find("series " + name + ": run slow trial 0"), std::string::npos)
+      << last.message;
+
+  // The regression stands: a later slow trial starts no new confirmation.
+  addRun("later", {901}, 11, "gpu-1", "Pass", json::object());
+  reconcile("later");
+  EXPECT_EQ(series(1).state, "Regressed");
+  EXPECT_EQ(series(1).confirmation->number, 1);
+}
+
+TEST_F(SeriesReconcilerTest, SlowOnlyOnItsNodeIsNodeSuspect) {
+  suspectAfterTenRuns(900);
+  const std::string name = client_.objects(kBenchmarkSeries).at(0)["metadata"]["name"];
+  finishRerun(name + "-c1-s1", 901, "gpu-1");
+  finishRerun(name + "-c1-o1", 1001, "gpu-2");
+  finishRerun(name + "-c1-s2", 899, "gpu-1");
+  finishRerun(name + "-c1-o2", 999, "gpu-3");
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.state, "NodeSuspect");
+  EXPECT_EQ(status.confirmation->other, "Same");
+  const RecordingEvents::Event last = events_.events().back();
+  EXPECT_EQ(last.reason, "NodeSuspect");
+  EXPECT_NE(last.message.find("slow on gpu-1 only"), std::string::npos) << last.message;
+}
+
+TEST_F(SeriesReconcilerTest, ASuspectTheRerunsDoNotRepeatIsNotConfirmed) {
+  suspectAfterTenRuns(900);
+  const std::string name = client_.objects(kBenchmarkSeries).at(0)["metadata"]["name"];
+  finishRerun(name + "-c1-s1", 1000, "gpu-1");
+  finishRerun(name + "-c1-o1", 1001, "gpu-2");
+  EXPECT_EQ(series(1).state, "Confirming");  // 900 and 1000: undecided, a second round
+  finishRerun(name + "-c1-s2", 1002, "gpu-1");
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.state, "NotConfirmed");
+  EXPECT_EQ(events_.events().back().type, kube::EventType::kNormal);
+  // A rerun that ends after the verdict changes nothing.
+  finishRerun(name + "-c1-o2", 1000, "gpu-3");
+  EXPECT_EQ(series(1).confirmation->state, "NotConfirmed");
+}
+
+TEST_F(SeriesReconcilerTest, RerunsAreCappedAndAFailedOneOnOtherNodesLeavesTheSameNodesToDecide) {
+  suspectAfterTenRuns(900, {{"reruns", 1}});
+  const std::string name = client_.objects(kBenchmarkSeries).at(0)["metadata"]["name"];
+  finishRerun(name + "-c1-s1", 1000, "gpu-1");  // 900 and 1000: undecided
+  json failed = client_.get(kBenchmarkRuns, "lab", name + "-c1-o1").value();
+  failed["status"] = {{"phase", "Failed"}};
+  ASSERT_TRUE(client_.updateStatus(kBenchmarkRuns, "lab", failed).isOk());
+  reconcile(name + "-c1-o1");
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.state, "Inconclusive");
+  EXPECT_NE(status.confirmation->message.find("undecided after 1 rerun(s)"), std::string::npos)
+      << status.confirmation->message;
+}
+
+TEST_F(SeriesReconcilerTest, WithoutConfirmASuspectTrialIsOnlyReported) {
+  suspectAfterTenRuns(900, nullptr);
+  EXPECT_EQ(series(1).state, "Suspect");
+  EXPECT_FALSE(series(1).confirmation.has_value());
+  EXPECT_EQ(client_.objects(kBenchmarkRuns).size(), 11u);
+}
+
+// Verifies that noise alone raises no alarm: 30 runs with 1% Gaussian noise, whose reruns (when a
+// trial is suspect) come from the same noise, end with no Regressed, NodeSuspect or Inconclusive
+// verdict and no change point.
+TEST_F(SeriesReconcilerTest, ANoisyButUnchangedWorkloadRaisesNoAlarmOverThirtyRuns) {
+  std::mt19937_64 random(22);
+  std::normal_distribution<double> noise(0, 10);  // 1% of the level
+  std::set<std::string> finished;
+  int reruns = 0;
+  for (int i = 0; i < 30; ++i) {
+    const std::string name = "r" + std::to_string(i);
+    addRun(name, {1000 + noise(random)}, i, i % 2 == 0 ? "gpu-1" : "gpu-2", "Pass", json::object());
+    reconcile(name);
+    // Every rerun the reconciler made ends with a value of the same noise.
+    for (bool more = true; more;) {
+      more = false;
+      for (const std::string& run : runNames()) {
+        if (run.find("-c") == std::string::npos || !finished.insert(run).second) continue;
+        finishRerun(run, 1000 + noise(random), run.back() == 's' ? "gpu-1" : "gpu-3");
+        ++reruns;
+        more = true;
+      }
+    }
+  }
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.points.size(), 30u);
+  EXPECT_TRUE(status.changes.empty());
+  for (const std::string& reason : eventReasons()) {
+    EXPECT_TRUE(reason == "TrialSuspect" || reason == "Confirming" || reason == "NotConfirmed")
+        << reason;
+  }
+  if (status.confirmation) {
+    EXPECT_EQ(status.confirmation->state, "NotConfirmed");
+  }
+  EXPECT_NE(status.state, "Confirming");
+  // With this seed two trials are suspect, and their reruns clear them.
+  EXPECT_GT(reruns, 0);
 }
 
 }  // namespace

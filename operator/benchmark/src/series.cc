@@ -123,10 +123,11 @@ bool addSeriesPoint(std::vector<SeriesPoint>& points, SeriesPoint point, std::si
     return p.runUid == point.runUid && p.trial == point.trial;
   });
   if (known) return false;
-  const auto at = std::upper_bound(
-      points.begin(), points.end(), point, [](const SeriesPoint& a, const SeriesPoint& b) {
-        return std::tie(a.time, a.run, a.trial) < std::tie(b.time, b.run, b.trial);
-      });
+  // After every point of the same time: completion times are whole seconds, and of two runs
+  // that ended in the same second the one judged later is the newer.
+  const auto at =
+      std::upper_bound(points.begin(), points.end(), point,
+                       [](const SeriesPoint& a, const SeriesPoint& b) { return a.time < b.time; });
   points.insert(at, std::move(point));
   if (points.size() > limit) {
     points.erase(points.begin(), points.end() - static_cast<std::ptrdiff_t>(limit));
@@ -141,11 +142,39 @@ const SeriesPoint* latestJudged(const std::vector<SeriesPoint>& points) {
   return nullptr;
 }
 
-void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptions& options) {
+namespace {
+
+/// The points the history is judged on: judged, and after spec.acceptedAfter.
+std::vector<const SeriesPoint*> historyOf(const SeriesSpec& spec, const SeriesStatus& status) {
   std::vector<const SeriesPoint*> eligible;
   for (const SeriesPoint& p : status.points) {
     if (judged(p) && (!spec.acceptedAfter || *spec.acceptedAfter < p.time)) eligible.push_back(&p);
   }
+  return eligible;
+}
+
+}  // namespace
+
+std::vector<double> stableTrials(const SeriesSpec& spec, const SeriesStatus& status,
+                                 const SeriesOptions& options) {
+  const std::vector<const SeriesPoint*> eligible = historyOf(spec, status);
+  if (eligible.empty()) return {};
+  const std::size_t last = eligible.size() - 1;
+  std::size_t begin = 0;
+  for (std::size_t i = 1; i < last; ++i) {
+    const bool changed = std::any_of(
+        status.changes.begin(), status.changes.end(),
+        [&](const auto& c) { return c.time == eligible[i]->time && c.run == eligible[i]->run; });
+    if (changed) begin = i;
+  }
+  begin = std::max(begin, last - std::min(last, options.screening.recentPoints));
+  std::vector<double> values;
+  for (std::size_t i = begin; i < last; ++i) values.push_back(eligible[i]->value);
+  return values;
+}
+
+void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptions& options) {
+  const std::vector<const SeriesPoint*> eligible = historyOf(spec, status);
   status.latest.reset();
   status.baseline.reset();
   status.noise.reset();
@@ -157,15 +186,12 @@ void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptio
   values.reserve(eligible.size());
   for (const SeriesPoint* p : eligible) values.push_back(p->value);
   const std::size_t last = values.size() - 1;
-  std::size_t begin = 0;
   for (const results::ChangePoint& c : results::findChangePoints(values, options.changePoints)) {
     const SeriesPoint& at = *eligible[c.index];
     status.changes.push_back({at.time, at.run, c.before, c.after, c.magnitude, c.pValue,
                               differences(*eligible[c.index - 1], at)});
-    if (c.index < last) begin = c.index;
   }
-  const std::span<const double> stable =
-      std::span<const double>(values).subspan(begin, last - begin);
+  const std::vector<double> stable = stableTrials(spec, status, options);
   const results::Screening screening = results::screen(
       stable, values[last], eligible[last]->spread, spec.direction, spec.metric, options.screening);
   status.latest = values[last];
@@ -188,6 +214,33 @@ json toJson(const SeriesSpec& spec) {
               {"metric", spec.metric},
               {"direction", results::toString(spec.direction)}};
   if (spec.acceptedAfter) out["acceptedAfter"] = common::formatRfc3339(*spec.acceptedAfter);
+  return out;
+}
+
+json toJson(const SeriesConfirmation& c) {
+  json reruns = json::array();
+  for (const Rerun& r : c.reruns) {
+    json rerun = {{"name", r.name}, {"placement", r.placement}, {"done", r.done}};
+    setOptional(rerun, "value", r.value);
+    if (!r.nodes.empty()) rerun["nodes"] = r.nodes;
+    reruns.push_back(std::move(rerun));
+  }
+  json out = {{"number", c.number},
+              {"run", c.run},
+              {"runUid", c.runUid},
+              {"trial", c.trial},
+              {"suspect", c.suspect},
+              {"nodes", c.nodes},
+              {"baseline", c.baseline},
+              {"maxReruns", c.maxReruns},
+              {"otherNode", c.otherNode},
+              {"reruns", std::move(reruns)},
+              {"state", c.state},
+              {"message", c.message},
+              {"startTime", common::formatRfc3339(c.startTime)}};
+  if (!c.same.empty()) out["same"] = c.same;
+  if (!c.other.empty()) out["other"] = c.other;
+  if (c.completionTime) out["completionTime"] = common::formatRfc3339(*c.completionTime);
   return out;
 }
 
@@ -218,6 +271,7 @@ json toJson(const SeriesStatus& status) {
   json out = {{"pointCount", status.points.size()},
               {"points", std::move(points)},
               {"changes", std::move(changes)}};
+  if (status.confirmation) out["confirmation"] = toJson(*status.confirmation);
   setOptional(out, "latest", status.latest);
   setOptional(out, "baseline", status.baseline);
   setOptional(out, "noise", status.noise);
@@ -287,6 +341,36 @@ SeriesStatus seriesStatusFromJson(const json& status) {
     change.pValue = numberAt(c, "pValue").value_or(1);
     change.changed = common::stringList(common::member(c, "changed"));
     out.changes.push_back(std::move(change));
+  }
+  if (const json& c = common::member(status, "confirmation"); c.is_object()) {
+    SeriesConfirmation confirmation;
+    confirmation.number = common::intMember(c, "number");
+    confirmation.run = common::stringMember(c, "run");
+    confirmation.runUid = common::stringMember(c, "runUid");
+    confirmation.trial = common::intMember(c, "trial");
+    confirmation.suspect = numberAt(c, "suspect").value_or(0);
+    confirmation.nodes = common::stringList(common::member(c, "nodes"));
+    for (const json& v : common::arrayMember(c, "baseline")) {
+      if (v.is_number()) confirmation.baseline.push_back(v.get<double>());
+    }
+    confirmation.maxReruns = common::intMember(c, "maxReruns");
+    const json& otherNode = common::member(c, "otherNode");
+    confirmation.otherNode = otherNode.is_boolean() && otherNode.get<bool>();
+    for (const json& r : common::arrayMember(c, "reruns")) {
+      if (!r.is_object()) continue;
+      const json& done = common::member(r, "done");
+      confirmation.reruns.push_back({common::stringMember(r, "name"),
+                                     common::stringMember(r, "placement"),
+                                     done.is_boolean() && done.get<bool>(), numberAt(r, "value"),
+                                     common::stringList(common::member(r, "nodes"))});
+    }
+    confirmation.state = common::stringMember(c, "state");
+    confirmation.same = common::stringMember(c, "same");
+    confirmation.other = common::stringMember(c, "other");
+    confirmation.message = common::stringMember(c, "message");
+    confirmation.startTime = common::timeMember(c, "startTime").value_or(common::WallTime{});
+    confirmation.completionTime = common::timeMember(c, "completionTime");
+    out.confirmation = std::move(confirmation);
   }
   out.latest = numberAt(status, "latest");
   out.baseline = numberAt(status, "baseline");

@@ -226,6 +226,26 @@ void readCleanup(Reader& r, const json& spec, Cleanup& out) {
   }
 }
 
+void readConfirm(Reader& r, const json& spec, RunSpec& out) {
+  const json* v = member(spec, "confirm");
+  if (v == nullptr) return;
+  const json* confirm = r.object("spec.confirm", *v);
+  if (confirm == nullptr) return;
+  Confirm c;
+  if (const json* f = member(*confirm, "reruns")) {
+    c.reruns = r.integerIn("spec.confirm.reruns", *f, 1, kMaxConfirmReruns).value_or(c.reruns);
+  }
+  if (const json* f = member(*confirm, "otherNode")) {
+    c.otherNode = r.boolean("spec.confirm.otherNode", *f).value_or(c.otherNode);
+  }
+  if (out.templ) {
+    r.add(common::forbiddenCause("spec.confirm",
+                                 "reruns are placed through spec.workload's affinity; a template's "
+                                 "placement is its own"));
+  }
+  out.confirm = c;
+}
+
 void readResultsFields(Reader& r, const json& spec, RunSpec& out) {
   if (const json* v = member(spec, "metrics")) {
     if (const json* metrics = r.array("spec.metrics", *v)) {
@@ -338,6 +358,7 @@ common::Result<RunSpec> parseRunSpec(const json& spec) {
     out.warmupEpochs = r.integerIn("spec.warmupEpochs", *v, 0, kMaxWarmupEpochs);
   }
   readCleanup(r, spec, out.cleanup);
+  readConfirm(r, spec, out);
   readResultsFields(r, spec, out);
   if (matrixValid && repetitionsValid) checkUnits(r, out);
   if (matrixValid) checkTrialBytes(r, out);

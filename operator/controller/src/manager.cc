@@ -140,7 +140,7 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
   scheduleReconciler_ = std::make_unique<ScheduleReconciler>(client_, *cache_, clock_, events_);
   seriesQueue_ = std::make_unique<kube::WorkQueue>(
       clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(metrics::kSeriesController));
-  seriesReconciler_ = std::make_unique<SeriesReconciler>(client_, *cache_, events_);
+  seriesReconciler_ = std::make_unique<SeriesReconciler>(client_, *cache_, clock_, events_);
 }
 
 Manager::~Manager() { stop(); }

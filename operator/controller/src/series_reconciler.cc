@@ -8,8 +8,10 @@
 #include <tuple>
 #include <vector>
 
+#include "hetbench/benchmark/confirmation.h"
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/validate.h"
+#include "hetbench/common/json_fields.h"
 #include "hetbench/common/time.h"
 
 namespace hetbench::controller {
@@ -43,7 +45,7 @@ bool worse(const benchmark::SeriesSpec& spec, double magnitude) {
 void SeriesReconciler::noteChanges(const json& series, const benchmark::SeriesSpec& spec,
                                    const std::vector<benchmark::SeriesChange>& before,
                                    const benchmark::SeriesStatus& status,
-                                   const std::set<std::string>& added) {
+                                   const std::set<std::string>& added, bool suspect) {
   for (const benchmark::SeriesChange& change : status.changes) {
     const bool known = std::any_of(before.begin(), before.end(), [&](const auto& b) {
       return std::tie(b.time, b.run) == std::tie(change.time, change.run);
@@ -61,8 +63,7 @@ void SeriesReconciler::noteChanges(const json& series, const benchmark::SeriesSp
         std::string(benchmark::reason::kChangePoint), message);
   }
   const benchmark::SeriesPoint* latest = benchmark::latestJudged(status.points);
-  if (latest != nullptr && status.state == results::toString(results::Screen::kSuspect) &&
-      added.contains(keyOf(latest->runUid, latest->trial))) {
+  if (latest != nullptr && suspect && added.contains(keyOf(latest->runUid, latest->trial))) {
     events_.event(
         series, kube::EventType::kWarning, std::string(benchmark::reason::kTrialSuspect),
         "run " + latest->run + " trial " + std::to_string(latest->trial) + ": " + status.message);
@@ -70,8 +71,126 @@ void SeriesReconciler::noteChanges(const json& series, const benchmark::SeriesSp
 }
 
 SeriesReconciler::SeriesReconciler(kube::KubeClient& client, const RunCache& cache,
-                                   kube::EventRecorder& events, benchmark::SeriesOptions options)
-    : client_(client), cache_(cache), events_(events), options_(std::move(options)) {}
+                                   const common::Clock& clock, kube::EventRecorder& events,
+                                   benchmark::SeriesOptions options)
+    : client_(client),
+      cache_(cache),
+      clock_(clock),
+      events_(events),
+      options_(std::move(options)) {}
+
+common::Status SeriesReconciler::createReruns(const std::string& ns, const json& series,
+                                              const benchmark::SeriesConfirmation& confirmation) {
+  if (confirmation.state != benchmark::reason::kConfirming) return {};
+  const std::optional<benchmark::Run> original = suspectRun(ns, confirmation);
+  if (!original) return {};  // reconcileRerun ends the confirmation
+  for (const benchmark::Rerun& rerun : confirmation.reruns) {
+    if (rerun.done || cache_.run(ns, rerun.name)) continue;
+    benchmark::Params parameters;
+    for (const benchmark::TrialResult& result : original->status.results) {
+      if (result.trial == confirmation.trial) parameters = result.parameters;
+    }
+    const common::Result<json> created =
+        client_.create(kBenchmarkRuns, ns,
+                       benchmark::rerunRun(*original, parameters, confirmation, rerun, series));
+    if (!created.isOk() && !created.status().isAlreadyExists()) return created.status();
+  }
+  return {};
+}
+
+std::optional<benchmark::Run> SeriesReconciler::suspectRun(
+    const std::string& ns, const benchmark::SeriesConfirmation& confirmation) const {
+  const std::optional<json> object = cache_.run(ns, confirmation.run);
+  if (!object) return std::nullopt;
+  benchmark::Run run = benchmark::readRun(*object);
+  if (run.ref.uid != confirmation.runUid) return std::nullopt;
+  return run;
+}
+
+void SeriesReconciler::noteConfirmation(const std::string& ns, const json& series,
+                                        const benchmark::SeriesConfirmation& confirmation) {
+  const bool started = confirmation.state == benchmark::reason::kConfirming;
+  const bool bad = confirmation.state == benchmark::reason::kRegressed ||
+                   confirmation.state == benchmark::reason::kNodeSuspect ||
+                   confirmation.state == benchmark::reason::kInconclusive;
+  const kube::EventType type = bad ? kube::EventType::kWarning : kube::EventType::kNormal;
+  const std::string message = "run " + confirmation.run + " trial " +
+                              std::to_string(confirmation.trial) + ": " + confirmation.message;
+  events_.event(series, type, confirmation.state, message);
+  if (const std::optional<json> run = cache_.run(ns, confirmation.run);
+      run && suspectRun(ns, confirmation)) {
+    events_.event(
+        *run, type, confirmation.state,
+        (started ? "" : "series " + common::stringMember(series["metadata"], "name") + ": ") +
+            message);
+  }
+}
+
+common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::string& ns,
+                                                                 const benchmark::Run& rerun) {
+  const auto label = rerun.labels.find(std::string(benchmark::kSeriesLabel));
+  if (label == rerun.labels.end() || !served()) return ReconcileResult{};
+  common::Result<json> current = client_.get(kBenchmarkSeries, ns, label->second);
+  if (!current.isOk()) {
+    return current.status().isNotFound() ? common::Result<ReconcileResult>(ReconcileResult{})
+                                         : common::Result<ReconcileResult>(current.status());
+  }
+  json series = std::move(current).value();
+  benchmark::SeriesSpec spec = benchmark::seriesSpecFromJson(series.value("spec", json()));
+  benchmark::SeriesStatus status = benchmark::seriesStatusFromJson(series.value("status", json()));
+  if (!status.confirmation || status.confirmation->state != benchmark::reason::kConfirming) {
+    return ReconcileResult{};
+  }
+  benchmark::SeriesConfirmation& confirmation = *status.confirmation;
+  const auto record =
+      std::find_if(confirmation.reruns.begin(), confirmation.reruns.end(),
+                   [&](const benchmark::Rerun& r) { return r.name == rerun.ref.name; });
+  if (record == confirmation.reruns.end() || record->done) {
+    HETBENCH_RETURN_IF_ERROR(createReruns(ns, series, confirmation));
+    return ReconcileResult{};
+  }
+  if (rerun.status.phase != "Succeeded" && rerun.status.phase != "Failed" &&
+      rerun.status.phase != "Cancelled") {
+    return ReconcileResult{};
+  }
+  record->done = true;
+  for (const benchmark::TrialResult& result : rerun.status.results) {
+    const auto metric = result.metrics.find(spec.metric);
+    const bool judged = result.verdict != results::Verdict::kInvalid &&
+                        result.verdict != results::Verdict::kMetricMissing;
+    if (metric != result.metrics.end() && judged) record->value = metric->second.stats.mean;
+  }
+  std::set<std::string> nodes;
+  for (const benchmark::UnitRecord& unit : rerun.status.trials) {
+    nodes.insert(unit.nodes.begin(), unit.nodes.end());
+  }
+  record->nodes.assign(nodes.begin(), nodes.end());
+  const std::string gave = record->value ? std::to_string(*record->value) : "no value";
+  benchmark::advanceConfirmation(label->second, spec, confirmation, clock_.now());
+  const bool toMake =
+      std::any_of(confirmation.reruns.begin(), confirmation.reruns.end(),
+                  [&](const benchmark::Rerun& r) { return !r.done && !cache_.run(ns, r.name); });
+  if (confirmation.state == benchmark::reason::kConfirming && toMake &&
+      !suspectRun(ns, confirmation)) {
+    confirmation.state = benchmark::reason::kInconclusive;
+    confirmation.message = "run " + confirmation.run +
+                           " of the suspect trial is gone, so its next reruns cannot be made; " +
+                           confirmation.message;
+    confirmation.completionTime = clock_.now();
+  }
+  benchmark::settleSeriesState(status);
+  series["status"] = benchmark::toJson(status);
+  common::Result<json> written = client_.updateStatus(kBenchmarkSeries, ns, series);
+  if (!written.isOk()) return written.status();
+  series = std::move(written).value();
+  spdlog::info("series {}/{}: rerun {} gave {}, confirmation {}", ns, label->second, rerun.ref.name,
+               record->value ? std::to_string(*record->value) : "no value", confirmation.state);
+  if (confirmation.state != benchmark::reason::kConfirming) {
+    noteConfirmation(ns, series, confirmation);
+  }
+  HETBENCH_RETURN_IF_ERROR(createReruns(ns, series, confirmation));
+  return ReconcileResult{};
+}
 
 bool SeriesReconciler::served() {
   {
@@ -104,6 +223,7 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
     return ReconcileResult{};
   }
   const benchmark::Run run = benchmark::readRun(*object);
+  if (run.labels.contains(std::string(benchmark::kConfirmsLabel))) return reconcileRerun(ns, run);
   if (run.status.results.empty()) return ReconcileResult{};
   const std::optional<benchmark::AcceptedRun> accepted = benchmark::acceptedRun(run);
   if (!accepted) return ReconcileResult{};
@@ -157,13 +277,32 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
     }
     if (!added.empty()) {
       benchmark::judgeSeries(spec, status, options_);
+      const benchmark::SeriesPoint* latest = benchmark::latestJudged(status.points);
+      std::optional<benchmark::SeriesConfirmation> started;
+      if (accepted->spec.confirm && latest != nullptr &&
+          added.contains(keyOf(latest->runUid, latest->trial))) {
+        started = benchmark::startConfirmation(seriesName, spec, status, *accepted->spec.confirm,
+                                               clock_.now(), options_);
+      }
+      if (started) status.confirmation = started;
+      const bool suspect = status.state == results::toString(results::Screen::kSuspect);
+      benchmark::settleSeriesState(status);
       series["status"] = benchmark::toJson(status);
       common::Result<json> written = client_.updateStatus(kBenchmarkSeries, ns, series);
       if (!written.isOk()) return written.status();  // a conflict: read again when retried
       series = std::move(written).value();
-      noteChanges(series, spec, before, status, added);
+      noteChanges(series, spec, before, status, added, suspect);
       spdlog::info("series {}/{}: {} point(s) from run {}, state {}", ns, seriesName, added.size(),
                    name, status.state);
+      if (started) {
+        noteConfirmation(ns, series, *started);
+        {
+          std::lock_guard lock(mu_);
+          recorded_[runKey].insert(keys.begin(), keys.end());
+        }
+        HETBENCH_RETURN_IF_ERROR(createReruns(ns, series, *started));
+        continue;
+      }
     }
     std::lock_guard lock(mu_);
     recorded_[runKey].insert(keys.begin(), keys.end());

@@ -22,6 +22,14 @@ inline constexpr std::string_view kSeriesPlural = "benchmarkseries";
 inline constexpr std::string_view kScheduleLabel = "hetbench.io/schedule";
 inline constexpr std::string_view kScheduledTimeAnnotation = "hetbench.io/scheduled-time";
 
+/// On a confirmation rerun (docs/metrics.md, "Confirmation reruns"): the series it confirms a
+/// trial of, the run of that trial, and where it is placed (kSameNodes or kOtherNodes).
+inline constexpr std::string_view kSeriesLabel = "hetbench.io/series";
+inline constexpr std::string_view kConfirmsLabel = "hetbench.io/confirms";
+inline constexpr std::string_view kPlacementLabel = "hetbench.io/placement";
+inline constexpr std::string_view kSameNodes = "same";
+inline constexpr std::string_view kOtherNodes = "other";
+
 /// Labels on every workload object (and on the pods of Job and IPUJob templates).
 inline constexpr std::string_view kRunLabel = "hetbench.io/run";  // the run's name
 inline constexpr std::string_view kTrialLabel = "hetbench.io/trial";
@@ -96,9 +104,14 @@ inline constexpr std::string_view kRunFailed = "RunFailed";
 inline constexpr std::string_view kRunCancelled = "RunCancelled";
 inline constexpr std::string_view kRegressed = "Regressed";
 inline constexpr std::string_view kTrialInvalid = "TrialInvalid";
-// On a BenchmarkSeries.
+// On a BenchmarkSeries (and, for confirmations, on the suspect trial's run; a confirmed
+// regression is kRegressed).
 inline constexpr std::string_view kChangePoint = "ChangePoint";
 inline constexpr std::string_view kTrialSuspect = "TrialSuspect";
+inline constexpr std::string_view kConfirming = "Confirming";
+inline constexpr std::string_view kNodeSuspect = "NodeSuspect";
+inline constexpr std::string_view kNotConfirmed = "NotConfirmed";
+inline constexpr std::string_view kInconclusive = "Inconclusive";
 inline constexpr std::string_view kLogIncomplete = "LogIncomplete";
 // Runs: conditions.
 inline constexpr std::string_view kBelowReference = "BelowReference";

@@ -57,6 +57,48 @@ struct SeriesChange {
   bool operator==(const SeriesChange&) const = default;
 };
 
+/// One confirmation rerun: a run of the suspect trial's configuration alone.
+struct Rerun {
+  std::string name;
+  /// kSameNodes or kOtherNodes.
+  std::string placement;
+  /// Its run ended; value is the trial's mean when it was judged (absent when it failed, was
+  /// Invalid or lacked the metric).
+  bool done = false;
+  std::optional<double> value = {};
+  std::vector<std::string> nodes = {};
+
+  bool operator==(const Rerun&) const = default;
+};
+
+/// The confirmation of a suspect trial by reruns (docs/metrics.md, "Confirmation reruns").
+struct SeriesConfirmation {
+  /// 1 for a series' first confirmation, and so on: part of its reruns' names.
+  std::int64_t number = 0;
+  /// The suspect trial: its run, trial, value and nodes.
+  std::string run;
+  std::string runUid;
+  std::int64_t trial = 0;
+  double suspect = 0;
+  std::vector<std::string> nodes;
+  /// The stable trials it was suspect against, fixed when the confirmation started.
+  std::vector<double> baseline;
+  /// From the run's spec.confirm.
+  std::int64_t maxReruns = 3;
+  bool otherNode = true;
+  std::vector<Rerun> reruns;
+  /// Confirming until it ends as Regressed, NodeSuspect, NotConfirmed or Inconclusive.
+  std::string state;
+  /// results::toString(Comparison) of each placement's sample ("" for one not rerun).
+  std::string same;
+  std::string other;
+  std::string message;
+  common::WallTime startTime;
+  std::optional<common::WallTime> completionTime = {};
+
+  bool operator==(const SeriesConfirmation&) const = default;
+};
+
 /// What a series' status holds: its points and what the history policies make of them.
 struct SeriesStatus {
   std::vector<SeriesPoint> points;
@@ -68,6 +110,8 @@ struct SeriesStatus {
   std::string state;
   std::string message;
   std::vector<SeriesChange> changes;
+  /// The latest confirmation, running or ended.
+  std::optional<SeriesConfirmation> confirmation = {};
 
   bool operator==(const SeriesStatus&) const = default;
 };
@@ -111,6 +155,12 @@ struct SeriesOptions {
   results::ScreeningOptions screening = {};
 };
 
+/// The values the latest judged point is screened against, oldest first: the judged points
+/// after spec.acceptedAfter before it, since the latest of status.changes, the latest
+/// screening.recentPoints of them.
+std::vector<double> stableTrials(const SeriesSpec& spec, const SeriesStatus& status,
+                                 const SeriesOptions& options = {});
+
 /// Judges `status.points` as `spec` says: the change points of the judged points after
 /// spec.acceptedAfter (results::findChangePoints), and the latest of them screened
 /// (results::screen) against the points before it since the latest change.
@@ -118,6 +168,7 @@ void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptio
 
 nlohmann::json toJson(const Configuration& configuration);
 nlohmann::json toJson(const SeriesSpec& spec);
+nlohmann::json toJson(const SeriesConfirmation& confirmation);
 nlohmann::json toJson(const SeriesStatus& status);
 /// Readers of what toJson wrote; unknown or malformed fields are left at their defaults. The
 /// configuration's namespace is the object's, not part of the spec: "" here.

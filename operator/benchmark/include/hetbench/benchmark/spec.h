@@ -43,6 +43,20 @@ struct MatrixParameter {
   std::vector<std::string> values;
 };
 
+/// Confirmation reruns of a trial that its configuration's history finds suspect
+/// (`spec.confirm`, docs/metrics.md "Confirmation reruns").
+struct Confirm {
+  /// At most this many reruns on each placement.
+  std::int64_t reruns = 3;
+  /// Rerun on other nodes of the run's placement too, which tells a slow node from a change.
+  bool otherNode = true;
+
+  bool operator==(const Confirm&) const = default;
+};
+
+/// The most reruns spec.confirm.reruns may ask for.
+inline constexpr std::int64_t kMaxConfirmReruns = 10;
+
 /// The run-level part of a BenchmarkRun spec. The workload (or template) stays JSON here:
 /// `$(params.NAME)` references are substituted per trial before it is parsed (render.h).
 struct RunSpec {
@@ -62,11 +76,14 @@ struct RunSpec {
   Cleanup cleanup;
   nlohmann::json metrics = nlohmann::json::array();      // for the results module
   nlohmann::json references = nlohmann::json::object();  // for the results module
+  /// Absent: a suspect trial is only reported.
+  std::optional<Confirm> confirm = {};
 };
 
 /// Parses and validates `spec` of a BenchmarkRun: what the CRD schema enforces is checked
 /// again (a run may come from a cluster whose CRD is older), plus what it cannot express:
-/// exactly one of workload and template, every `$(params.NAME)` naming a matrix parameter,
+/// exactly one of workload and template, confirm only with a workload (reruns are placed through
+/// its affinity), every `$(params.NAME)` naming a matrix parameter,
 /// matrix lists that are non-empty and free of duplicates, durations that parse and are
 /// positive, at most kMaxUnits trials × repetitions, and workload, template, metrics and
 /// references nested at most 100 levels deep. The workload's own fields are left to

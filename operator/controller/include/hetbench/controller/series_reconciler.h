@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hetbench/benchmark/series.h"
+#include "hetbench/common/clock.h"
 #include "hetbench/common/status.h"
 #include "hetbench/controller/reconciler.h"
 #include "hetbench/kube/client.h"
@@ -27,24 +28,46 @@ inline const kube::GroupVersionResource kBenchmarkSeries{"hetbench.io", "v1alpha
 /// (Warning when it is worse) and a TrialSuspect Warning when the trial just added is Suspect.
 /// A cluster without the BenchmarkSeries CRD keeps no series (looked up again at each
 /// reconcile until it is served).
+///
+/// Confirmation reruns (benchmark/confirmation.h): when the trial just added is Suspect and its
+/// run has spec.confirm, starts a confirmation in the series' status and creates its reruns,
+/// BenchmarkRuns owned by the series; a rerun's trial is not a point of the history but a value
+/// of the confirmation, which each ended rerun advances (more reruns, or a verdict). Events on
+/// the series and on the suspect trial's run: Confirming when it starts, then Regressed,
+/// NodeSuspect (naming the nodes), NotConfirmed or Inconclusive.
 class SeriesReconciler {
  public:
-  SeriesReconciler(kube::KubeClient& client, const RunCache& cache, kube::EventRecorder& events,
-                   benchmark::SeriesOptions options = {});
+  SeriesReconciler(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
+                   kube::EventRecorder& events, benchmark::SeriesOptions options = {});
 
-  /// Adds the judged trials of run `ns/name` that the series lack.
+  /// Adds the judged trials of run `ns/name` that the series lack; for a rerun, its value to
+  /// its series' confirmation.
   common::Result<ReconcileResult> reconcile(const std::string& ns, const std::string& name);
 
  private:
+  common::Result<ReconcileResult> reconcileRerun(const std::string& ns,
+                                                 const benchmark::Run& rerun);
+  /// Creates the reruns of the series' running confirmation that do not exist yet.
+  common::Status createReruns(const std::string& ns, const nlohmann::json& series,
+                              const benchmark::SeriesConfirmation& confirmation);
+  /// The suspect trial's run, when it is still the one the confirmation is about.
+  std::optional<benchmark::Run> suspectRun(const std::string& ns,
+                                           const benchmark::SeriesConfirmation& confirmation) const;
+  /// The Event of a confirmation's start or end, on the series and on the suspect's run.
+  void noteConfirmation(const std::string& ns, const nlohmann::json& series,
+                        const benchmark::SeriesConfirmation& confirmation);
   bool served();
   bool recorded(const std::string& run, const std::string& key) const;
-  /// The Events of what judging the series found after `added` ("run uid/trial") came in.
+  /// The Events of what judging the series found after `added` ("run uid/trial") came in;
+  /// `suspect`: screening found the latest judged trial Suspect.
   void noteChanges(const nlohmann::json& series, const benchmark::SeriesSpec& spec,
                    const std::vector<benchmark::SeriesChange>& before,
-                   const benchmark::SeriesStatus& status, const std::set<std::string>& added);
+                   const benchmark::SeriesStatus& status, const std::set<std::string>& added,
+                   bool suspect);
 
   kube::KubeClient& client_;
   const RunCache& cache_;
+  const common::Clock& clock_;
   kube::EventRecorder& events_;
   benchmark::SeriesOptions options_;
   mutable std::mutex mu_;
