@@ -109,7 +109,7 @@ behind each rule.
   resources: [benchmarkseries]
   verbs: [get, create]
 - apiGroups: [hetbench.io]
-  resources: [benchmarkseries/status]
+  resources: [benchmarkseries/status, benchmarkseries/finalizers]
   verbs: [update]
 - apiGroups: [""]
   resources: [pods]
