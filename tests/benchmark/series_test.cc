@@ -178,5 +178,46 @@ TEST(SeriesJsonTest, SpecAndStatusReadBackAsWritten) {
             SeriesStatus{});
 }
 
+// Verifies that the trials of one run are judged together: a trial 3.7 times the noise below
+// its history is Suspect alone, but not among twenty trials of one run whose others are quiet.
+TEST(ControlFalseDiscoveriesTest, AMatrixOfTrialsKeepsItsFalseAlarmsAtOneTrialsRate) {
+  const double history[] = {1000, 1008, 992, 1004, 996, 1006, 994, 1002, 998, 1000};  // scale 5.9
+  const auto judgedWith = [&](double latest) {
+    SeriesStatus status;
+    for (int i = 0; i < 10; ++i) addSeriesPoint(status.points, point(i, history[i]));
+    addSeriesPoint(status.points, point(10, latest));
+    judgeSeries(spec(), status);
+    return status;
+  };
+  const SeriesSpec about = spec();
+  SeriesStatus alone = judgedWith(978);  // -2.2%, p 1.0e-4
+  EXPECT_EQ(alone.state, "Suspect");
+  controlFalseDiscoveries({{&about, &alone}});
+  EXPECT_EQ(alone.state, "Suspect");
+
+  const auto judgedTogether = [&](std::vector<SeriesStatus>& matrix) {
+    std::vector<JudgedSeries> run;
+    for (SeriesStatus& status : matrix) run.push_back({&about, &status});
+    controlFalseDiscoveries(run);
+  };
+  std::vector<SeriesStatus> matrix(20, judgedWith(1001));
+  matrix[3] = judgedWith(978);
+  judgedTogether(matrix);
+  EXPECT_EQ(matrix[3].state, "WithinNoise");
+  EXPECT_NE(matrix[3].message.find("not a discovery among the 20 trials of its run judged "
+                                   "together (p 0.0001, Benjamini-Hochberg at 0.0013)"),
+            std::string::npos)
+      << matrix[3].message;
+  EXPECT_EQ(matrix[0].state, "WithinNoise");
+
+  // With a trial far below (-5%, 8.4 times the noise) in the same run, the step-up procedure
+  // takes the second smallest p-value at twice the level: both are Suspect.
+  matrix[3] = judgedWith(978);
+  matrix[11] = judgedWith(950);
+  judgedTogether(matrix);
+  EXPECT_EQ(matrix[11].state, "Suspect");
+  EXPECT_EQ(matrix[3].state, "Suspect");
+}
+
 }  // namespace
 }  // namespace hetbench::benchmark

@@ -151,6 +151,27 @@ TEST(Noise, Screening) {
             "times their noise 5.2");
   EXPECT_EQ(screen(std::vector<double>{1000, 1000}, 950, 0, Direction::kHigher, metric).message,
             "effective_throughput has 2 stable points; 6 are needed for a verdict");
+  // The p-value: the normal tail of the distance on the worse side, 1 on the better.
+  const Screening slow = screen(stable, 984.4, 0, Direction::kHigher, metric);  // 3 scales
+  EXPECT_NEAR(slow.pValue, 0.5 * std::erfc(slow.scales / std::sqrt(2.0)), 1e-15);
+  EXPECT_NEAR(slow.pValue, screeningLevel(), 2e-4);
+  EXPECT_EQ(screen(stable, 1050, 0, Direction::kHigher, metric).pValue, 1.0);
+  EXPECT_NEAR(screeningLevel(), 0.00135, 1e-5);
+}
+
+// Verifies the Benjamini-Hochberg procedure: a worked case, one p-value, and order.
+TEST(Noise, FalseDiscoveries) {
+  // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. The third smallest (0.03) passes
+  // its 0.03, so the three smallest are discoveries, although the second (0.025) misses its 0.02.
+  EXPECT_EQ(falseDiscoveries(std::vector<double>{0.5, 0.03, 0.008, 0.025, 0.2}, 0.05),
+            (std::vector<bool>{false, true, true, true, false}));
+  EXPECT_EQ(falseDiscoveries(std::vector<double>{0.001}, 0.00135), std::vector<bool>{true});
+  EXPECT_EQ(falseDiscoveries(std::vector<double>{0.002}, 0.00135), std::vector<bool>{false});
+  // What one trial alone would be, among 20 trials of which the rest are quiet, is not.
+  std::vector<double> matrix(20, 0.6);
+  matrix[7] = 0.001;
+  EXPECT_FALSE(falseDiscoveries(matrix, 0.00135)[7]);
+  EXPECT_TRUE(falseDiscoveries(std::vector<double>{}, 0.05).empty());
 }
 
 }  // namespace

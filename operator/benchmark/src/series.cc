@@ -203,6 +203,39 @@ void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptio
   }
 }
 
+void controlFalseDiscoveries(const std::vector<JudgedSeries>& judged,
+                             const SeriesOptions& options) {
+  std::vector<SeriesStatus*> screened;
+  std::vector<double> pValues;
+  for (const JudgedSeries& j : judged) {
+    const std::vector<const SeriesPoint*> history = historyOf(*j.spec, *j.status);
+    if (history.empty() ||
+        j.status->state == results::toString(results::Screen::kInsufficientHistory)) {
+      continue;
+    }
+    const SeriesPoint& latest = *history.back();
+    const results::Screening screening =
+        results::screen(stableTrials(*j.spec, *j.status, options), latest.value, latest.spread,
+                        j.spec->direction, j.spec->metric, options.screening);
+    screened.push_back(j.status);
+    pValues.push_back(screening.pValue);
+  }
+  if (screened.size() < 2) return;
+  const double q = results::screeningLevel(options.screening);
+  const std::vector<bool> discovered = results::falseDiscoveries(pValues, q);
+  for (std::size_t i = 0; i < screened.size(); ++i) {
+    SeriesStatus& status = *screened[i];
+    if (discovered[i] || status.state != results::toString(results::Screen::kSuspect)) continue;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "; not a discovery among the %zu trials of its run judged together (p %.2g, "
+                  "Benjamini-Hochberg at %.2g)",
+                  screened.size(), pValues[i], q);
+    status.state = results::toString(results::Screen::kWithinNoise);
+    status.message += text;
+  }
+}
+
 json toJson(const Configuration& c) {
   return {{"benchmark", c.benchmark},       {"system", c.system}, {"accelerator", c.accelerator},
           {"accelerators", c.accelerators}, {"nodes", c.nodes},   {"batchSize", c.batchSize},

@@ -25,6 +25,18 @@ struct Pending {
   std::vector<benchmark::SeriesPoint> points;
 };
 
+/// A series of the run's trials, read and judged, to be written.
+struct Judged {
+  std::string name;
+  json series;
+  benchmark::SeriesSpec spec;
+  benchmark::SeriesStatus status;
+  std::vector<benchmark::SeriesChange> before;
+  /// The "run uid/trial" of the run's points for it, and those it did not have yet.
+  std::vector<std::string> keys;
+  std::set<std::string> added;
+};
+
 std::string keyOf(const std::string& runUid, std::int64_t trial) {
   return runUid + "/" + std::to_string(trial);
 }
@@ -251,6 +263,9 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
   }
   if (pending.empty() || !served()) return ReconcileResult{};
 
+  // First every series of the run's trials is read and judged, so that the trials are judged
+  // together (controlFalseDiscoveries); then each is written.
+  std::vector<Judged> judged;
   for (auto& [seriesName, p] : pending) {
     common::Result<json> current = client_.get(kBenchmarkSeries, ns, seriesName);
     if (!current.isOk() && current.status().isNotFound()) {
@@ -260,52 +275,62 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
       }
     }
     if (!current.isOk()) return current.status();
-    json series = std::move(current).value();
-    benchmark::SeriesSpec spec = benchmark::seriesSpecFromJson(series.value("spec", json()));
-    spec.configuration.ns = ns;
-    benchmark::SeriesStatus status =
-        benchmark::seriesStatusFromJson(series.value("status", json()));
-    const std::vector<benchmark::SeriesChange> before = status.changes;
-    std::vector<std::string> keys;
-    std::set<std::string> added;
+    Judged& j = judged.emplace_back();
+    j.name = seriesName;
+    j.series = std::move(current).value();
+    j.spec = benchmark::seriesSpecFromJson(j.series.value("spec", json()));
+    j.spec.configuration.ns = ns;
+    j.status = benchmark::seriesStatusFromJson(j.series.value("status", json()));
+    j.before = j.status.changes;
     for (benchmark::SeriesPoint& point : p.points) {
       const std::string key = keyOf(point.runUid, point.trial);
-      keys.push_back(key);
+      j.keys.push_back(key);
       // A series follows the one metric it was created for.
-      if (spec.metric != p.spec.metric) continue;
-      if (benchmark::addSeriesPoint(status.points, std::move(point))) added.insert(key);
+      if (j.spec.metric != p.spec.metric) continue;
+      if (benchmark::addSeriesPoint(j.status.points, std::move(point))) j.added.insert(key);
     }
-    if (!added.empty()) {
-      benchmark::judgeSeries(spec, status, options_);
-      const benchmark::SeriesPoint* latest = benchmark::latestJudged(status.points);
+    if (!j.added.empty()) benchmark::judgeSeries(j.spec, j.status, options_);
+  }
+  std::vector<benchmark::JudgedSeries> latestOfRun;
+  for (Judged& j : judged) {
+    const benchmark::SeriesPoint* latest = benchmark::latestJudged(j.status.points);
+    if (latest != nullptr && j.added.contains(keyOf(latest->runUid, latest->trial))) {
+      latestOfRun.push_back({&j.spec, &j.status});
+    }
+  }
+  benchmark::controlFalseDiscoveries(latestOfRun, options_);
+
+  for (Judged& j : judged) {
+    if (!j.added.empty()) {
+      const benchmark::SeriesPoint* latest = benchmark::latestJudged(j.status.points);
       std::optional<benchmark::SeriesConfirmation> started;
       if (accepted->spec.confirm && latest != nullptr &&
-          added.contains(keyOf(latest->runUid, latest->trial))) {
-        started = benchmark::startConfirmation(seriesName, spec, status, *accepted->spec.confirm,
+          j.added.contains(keyOf(latest->runUid, latest->trial))) {
+        started = benchmark::startConfirmation(j.name, j.spec, j.status, *accepted->spec.confirm,
                                                clock_.now(), options_);
       }
-      if (started) status.confirmation = started;
-      const bool suspect = status.state == results::toString(results::Screen::kSuspect);
-      benchmark::settleSeriesState(status);
-      series["status"] = benchmark::toJson(status);
-      common::Result<json> written = client_.updateStatus(kBenchmarkSeries, ns, series);
+      if (started) j.status.confirmation = started;
+      const bool suspect = j.status.state == results::toString(results::Screen::kSuspect);
+      benchmark::settleSeriesState(j.status);
+      j.series["status"] = benchmark::toJson(j.status);
+      common::Result<json> written = client_.updateStatus(kBenchmarkSeries, ns, j.series);
       if (!written.isOk()) return written.status();  // a conflict: read again when retried
-      series = std::move(written).value();
-      noteChanges(series, spec, before, status, added, suspect);
-      spdlog::info("series {}/{}: {} point(s) from run {}, state {}", ns, seriesName, added.size(),
-                   name, status.state);
+      j.series = std::move(written).value();
+      noteChanges(j.series, j.spec, j.before, j.status, j.added, suspect);
+      spdlog::info("series {}/{}: {} point(s) from run {}, state {}", ns, j.name, j.added.size(),
+                   name, j.status.state);
       if (started) {
-        noteConfirmation(ns, series, *started);
+        noteConfirmation(ns, j.series, *started);
         {
           std::lock_guard lock(mu_);
-          recorded_[runKey].insert(keys.begin(), keys.end());
+          recorded_[runKey].insert(j.keys.begin(), j.keys.end());
         }
-        HETBENCH_RETURN_IF_ERROR(createReruns(ns, series, *started));
+        HETBENCH_RETURN_IF_ERROR(createReruns(ns, j.series, *started));
         continue;
       }
     }
     std::lock_guard lock(mu_);
-    recorded_[runKey].insert(keys.begin(), keys.end());
+    recorded_[runKey].insert(j.keys.begin(), j.keys.end());
   }
   return ReconcileResult{};
 }

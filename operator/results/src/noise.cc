@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <vector>
 
 namespace hetbench::results {
@@ -71,11 +72,33 @@ Screening screen(std::span<const double> stable, double value, double spread, Di
   const bool large = std::abs(out.change) >= options.minChange && out.scales >= options.minScales;
   const bool worse = direction == Direction::kHigher ? out.change < 0 : out.change > 0;
   out.verdict = !large ? Screen::kWithinNoise : worse ? Screen::kSuspect : Screen::kImproved;
+  if (worse) out.pValue = 0.5 * std::erfc(out.scales / std::sqrt(2.0));
   out.message = format(
       "%s %.1f is %.1f%% %s the median %.1f of %zu stable points, %.1f times "
       "their noise %.1f",
       metric.c_str(), value, std::abs(out.change) * 100, out.change < 0 ? "below" : "above",
       out.noise.median, out.noise.points, out.scales, noise);
+  return out;
+}
+
+double screeningLevel(const ScreeningOptions& options) {
+  return 0.5 * std::erfc(options.minScales / std::sqrt(2.0));
+}
+
+std::vector<bool> falseDiscoveries(std::span<const double> pValues, double q) {
+  const std::size_t m = pValues.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return pValues[a] < pValues[b]; });
+  std::size_t discovered = 0;  // the largest k that passes
+  for (std::size_t k = 1; k <= m; ++k) {
+    if (pValues[order[k - 1]] <= static_cast<double>(k) * q / static_cast<double>(m)) {
+      discovered = k;
+    }
+  }
+  std::vector<bool> out(m, false);
+  for (std::size_t k = 0; k < discovered; ++k) out[order[k]] = true;
   return out;
 }
 

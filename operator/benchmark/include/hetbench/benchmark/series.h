@@ -166,6 +166,20 @@ std::vector<double> stableTrials(const SeriesSpec& spec, const SeriesStatus& sta
 /// (results::screen) against the points before it since the latest change.
 void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptions& options = {});
 
+/// One series whose latest judged point a run's trial just became, with what the series is about.
+struct JudgedSeries {
+  const SeriesSpec* spec = nullptr;
+  SeriesStatus* status = nullptr;
+};
+
+/// Judges the trials of one run together (docs/metrics.md, "Across a matrix"): of the series in
+/// `judged` whose latest point was screened, a Suspect one stays Suspect only when its
+/// screening p-value is a Benjamini-Hochberg discovery among all of them at the false discovery
+/// rate of one trial alone (results::screeningLevel); the others become WithinNoise, their
+/// message saying why. With one series, nothing changes.
+void controlFalseDiscoveries(const std::vector<JudgedSeries>& judged,
+                             const SeriesOptions& options = {});
+
 nlohmann::json toJson(const Configuration& configuration);
 nlohmann::json toJson(const SeriesSpec& spec);
 nlohmann::json toJson(const SeriesConfirmation& confirmation);

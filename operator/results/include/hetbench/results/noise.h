@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "hetbench/results/reference.h"
 
@@ -51,6 +52,9 @@ struct Screening {
   double change = 0;
   /// |value - median| over the larger of the model's scale and the trial's own spread.
   double scales = 0;
+  /// Were the noise normal, the probability of a value at least this far on the worse side: the
+  /// trial's p-value for falseDiscoveries; 1 on the better side or without a verdict.
+  double pValue = 1;
   /// One line with the numbers ("effective_throughput 912.4 is 8.8% below the median 1000.0 of
   /// 20 stable points, 6.1 times their noise 14.4").
   std::string message;
@@ -65,5 +69,13 @@ struct Screening {
 /// as far better; InsufficientHistory below minPoints stable points.
 Screening screen(std::span<const double> stable, double value, double spread, Direction direction,
                  const std::string& metric, const ScreeningOptions& options = {});
+
+/// The p-value at which one trial alone is Suspect: that of minScales times the noise.
+double screeningLevel(const ScreeningOptions& options = {});
+
+/// Which of `pValues` (the trials of one run, judged together) are discoveries at false discovery
+/// rate `q` by the Benjamini-Hochberg procedure: the k smallest, for the largest k whose k-th
+/// smallest is at most k q / m. With one p-value, whether it is at most q.
+std::vector<bool> falseDiscoveries(std::span<const double> pValues, double q);
 
 }  // namespace hetbench::results
