@@ -190,7 +190,7 @@ TEST(BenchmarkMetricsTest, LatestJudgedTrialPerConfigurationAndCountersByResult)
   EXPECT_EQ(nonZero(families, "hetbench_benchmark_trials_total"),
             (std::vector<std::string>{"batch_size=128 result=Regressed 1.000000",
                                       "batch_size=256 result=Failed 1.000000"}));
-  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 12u);  // 2 × 6 results
+  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 14u);  // 2 × 7 results
   EXPECT_EQ(samples(families, "hetbench_benchmark_consecutive_failures"),
             (std::vector<std::string>{"batch_size=128 0.000000", "batch_size=256 1.000000"}));
 
@@ -229,7 +229,7 @@ TEST(BenchmarkMetricsTest, CountersStartAtZeroWhenARunIsAccepted) {
   BenchmarkMetrics metrics;
   metrics.observe(accepted);
   const std::vector<prometheus::MetricFamily> families = metrics.Collect();
-  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 12u);
+  EXPECT_EQ(samples(families, "hetbench_benchmark_trials_total").size(), 14u);
   EXPECT_TRUE(nonZero(families, "hetbench_benchmark_trials_total").empty());
   EXPECT_TRUE(samples(families, "hetbench_benchmark_verdict").empty());
   EXPECT_TRUE(samples(families, "hetbench_benchmark_consecutive_failures").empty());

@@ -223,6 +223,18 @@ Reference band(double value, std::optional<double> lower, std::optional<double> 
   return {value, lower, upper, unit, direction, std::nullopt, ""};
 }
 
+// Verifies Student's t quantiles: the tables' values, and the expansion beyond them.
+TEST(StudentT95, Quantiles) {
+  EXPECT_DOUBLE_EQ(studentT95(1), 6.3138);
+  EXPECT_DOUBLE_EQ(studentT95(0), 6.3138);
+  EXPECT_DOUBLE_EQ(studentT95(2), 2.9200);
+  EXPECT_DOUBLE_EQ(studentT95(30), 1.6973);
+  EXPECT_NEAR(studentT95(31), 1.6955, 1e-4);
+  EXPECT_NEAR(studentT95(60), 1.6706, 1e-4);
+  EXPECT_NEAR(studentT95(120), 1.6577, 1e-4);
+  EXPECT_NEAR(studentT95(100000), 1.6449, 1e-4);
+}
+
 // Verifies every verdict, the band's semantics (inclusive bounds, open sides, direction) and
 // the messages with their numbers.
 TEST(JudgeTrial, Table) {
@@ -320,6 +332,41 @@ TEST(JudgeTrial, Table) {
         {{"compute_fraction", Verdict::kRegressed,
           "compute_fraction 0.7 (mean of 3) is 12.5% below the reference 0.8 (allowed "
           "\u221210%)"}}}},
+      {"three repetitions shown within the band (95% bound 962.3)",
+       trialOf(3, {{et, {980, 10, 970, 990, 3}}}),
+       fivePercent,
+       {},
+       {Verdict::kPass,
+        {{et, Verdict::kPass,
+          "effective_throughput 980 samples/s (mean of 3) is 2% below the reference 1000 "
+          "(allowed \u22125%)"}}}},
+      {"three repetitions within the band, too spread to show it",
+       trialOf(3, {{et, {980, 30, 950, 1010, 3}}}),
+       fivePercent,
+       {},
+       {Verdict::kInconclusive,
+        {{et, Verdict::kInconclusive,
+          "effective_throughput 980 samples/s (mean of 3) is 2% below the reference 1000 "
+          "(allowed \u22125%): within the band, but the 95% confidence bound of the mean, "
+          "929.42, is beyond 950; more repetitions would tell"}}}},
+      {"above the reference, still too spread on the worse side",
+       trialOf(2, {{et, {1010, 40, 980, 1040, 2}}}),
+       fivePercent,
+       {},
+       {Verdict::kInconclusive,
+        {{et, Verdict::kInconclusive,
+          "effective_throughput 1010 samples/s (mean of 2) is 1% above the reference 1000 "
+          "(allowed +10%): within the band, but the 95% confidence bound of the mean, 831.42, is "
+          "beyond 950; more repetitions would tell"}}}},
+      {"lower is better: the bound on the upper side",
+       trialOf(4, {{"io_seconds", {10.5, 2, 8.5, 12.5, 4}}}),
+       {{"io_seconds", band(10, 0.1, 0.2, "s", Direction::kLower)}},
+       {},
+       {Verdict::kInconclusive,
+        {{"io_seconds", Verdict::kInconclusive,
+          "io_seconds 10.5 s (mean of 4) is 5% above the reference 10 (allowed +20%): within "
+          "the band, but the 95% confidence bound of the mean, 12.853, is beyond 12; more "
+          "repetitions would tell"}}}},
       {"a referenced metric missing from the log",
        trialOf(1, {{"speed", mean(1)}}),
        fivePercent,

@@ -22,9 +22,9 @@ constexpr std::pair<UnitPhase, const char*> kPhaseNames[] = {
     {UnitPhase::kTimedOut, "TimedOut"},   {UnitPhase::kCancelled, "Cancelled"},
 };
 
-constexpr results::Verdict kVerdicts[] = {results::Verdict::kNoReference, results::Verdict::kPass,
-                                          results::Verdict::kRegressed, results::Verdict::kInvalid,
-                                          results::Verdict::kMetricMissing};
+constexpr results::Verdict kVerdicts[] = {
+    results::Verdict::kNoReference, results::Verdict::kPass,    results::Verdict::kInconclusive,
+    results::Verdict::kRegressed,   results::Verdict::kInvalid, results::Verdict::kMetricMissing};
 
 std::optional<std::int64_t> optionalInt(const json& object, std::string_view name) {
   const json& value = member(object, name);

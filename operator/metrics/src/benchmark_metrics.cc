@@ -17,7 +17,7 @@ using benchmark::UnitPhase;
 using benchmark::UnitRecord;
 using nlohmann::json;
 
-constexpr const char* kResults[] = {"Pass",    "Regressed",     "NoReference",
+constexpr const char* kResults[] = {"Pass",    "Inconclusive",  "Regressed", "NoReference",
                                     "Invalid", "MetricMissing", "Failed"};
 
 /// The mean over the trial's measured units of a total per measured epoch.

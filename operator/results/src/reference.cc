@@ -157,6 +157,27 @@ std::optional<MetricCheck> missingCheck(const std::string& name, const TrialMetr
   return MetricCheck{name, Verdict::kMetricMissing, std::move(message)};
 }
 
+// Pass for a mean within the band when the repetitions show it there: the one-sided 95%
+// confidence bound of the mean on the worse side lies within the band's worse side too (a
+// non-inferiority test); Inconclusive when it does not.
+MetricCheck shownWithin(const std::string& name, const MetricStats& stats, const Reference& ref,
+                        std::string message) {
+  const bool higher = ref.direction == Direction::kHigher;
+  const std::optional<double>& bound = higher ? ref.lower : ref.upper;
+  if (stats.n < 2 || !bound) return {name, Verdict::kPass, std::move(message)};
+  const double margin =
+      studentT95(stats.n - 1) * stats.stddev / std::sqrt(static_cast<double>(stats.n));
+  const double worst = higher ? stats.mean - margin : stats.mean + margin;
+  const double limit = higher ? ref.value * (1 - *bound) : ref.value * (1 + *bound);
+  const double slack = kBoundSlack * ref.value;
+  const bool shown = higher ? worst >= limit - slack : worst <= limit + slack;
+  if (shown) return {name, Verdict::kPass, std::move(message)};
+  message += ": within the band, but the 95% confidence bound of the mean, " +
+             internal::formatNumber(worst) + ", is beyond " + internal::formatNumber(limit) +
+             "; more repetitions would tell";
+  return {name, Verdict::kInconclusive, std::move(message)};
+}
+
 MetricCheck compare(const std::string& name, const MetricStats& stats, const Reference& ref) {
   std::string message = name + " " + internal::formatNumber(stats.mean);
   if (!ref.unit.empty()) message += " " + ref.unit;
@@ -166,8 +187,8 @@ MetricCheck compare(const std::string& name, const MetricStats& stats, const Ref
   }
   if (!ref.basis.empty()) message += ", against " + ref.basis + ",";
   if (stats.mean == ref.value) {
-    return {name, Verdict::kPass,
-            message + " equals the reference " + internal::formatNumber(ref.value)};
+    return shownWithin(name, stats, ref,
+                       message + " equals the reference " + internal::formatNumber(ref.value));
   }
   const bool below = stats.mean < ref.value;
   message += " is " + percent(std::abs(stats.mean - ref.value) / ref.value) + "% " +
@@ -175,13 +196,13 @@ MetricCheck compare(const std::string& name, const MetricStats& stats, const Ref
   const std::optional<double>& bound = below ? ref.lower : ref.upper;
   if (!bound) {
     message += below ? " (no lower bound)" : " (no upper bound)";
-    return {name, Verdict::kPass, std::move(message)};
+    return shownWithin(name, stats, ref, std::move(message));
   }
   message += std::string(" (allowed ") + (below ? "\u2212" : "+") + percent(*bound) + "%)";
   const double slack = kBoundSlack * ref.value;
   const bool outside = below ? stats.mean < ref.value * (1 - *bound) - slack
                              : stats.mean > ref.value * (1 + *bound) + slack;
-  if (!outside) return {name, Verdict::kPass, std::move(message)};
+  if (!outside) return shownWithin(name, stats, ref, std::move(message));
   const bool worse = below == (ref.direction == Direction::kHigher);
   if (worse) return {name, Verdict::kRegressed, std::move(message)};
   message += ": an improvement beyond the band; update the reference if it holds";
@@ -189,6 +210,22 @@ MetricCheck compare(const std::string& name, const MetricStats& stats, const Ref
 }
 
 }  // namespace
+
+double studentT95(std::int64_t degrees) {
+  // The tables' values up to 30 degrees of freedom; beyond, the Cornish-Fisher expansion about
+  // the normal quantile, within 1e-4 of them there.
+  static constexpr double kTable[] = {
+      6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125,
+      1.7959, 1.7823, 1.7709, 1.7613, 1.7531, 1.7459, 1.7396, 1.7341, 1.7291, 1.7247,
+      1.7207, 1.7171, 1.7139, 1.7109, 1.7081, 1.7056, 1.7033, 1.7011, 1.6991, 1.6973};
+  const std::int64_t df = std::max<std::int64_t>(degrees, 1);
+  if (df <= 30) return kTable[df - 1];
+  const double z = 1.6448536;
+  const double v = static_cast<double>(df);
+  const double z3 = z * z * z;
+  const double z5 = z3 * z * z;
+  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v);
+}
 
 std::string toString(Direction direction) {
   return direction == Direction::kHigher ? "higher" : "lower";
@@ -215,6 +252,8 @@ std::string toString(Verdict verdict) {
       return "NoReference";
     case Verdict::kPass:
       return "Pass";
+    case Verdict::kInconclusive:
+      return "Inconclusive";
     case Verdict::kRegressed:
       return "Regressed";
     case Verdict::kInvalid:

@@ -69,10 +69,11 @@ common::Result<References> parseReferences(const nlohmann::json& references,
 /// Ordered from least to most severe: a run's verdict is its trials' most severe one. Invalid: a
 /// repetition's GPUs say its measurement cannot be trusted (throttled, or failing), so the trial
 /// is neither a pass nor a regression, and never a baseline.
-enum class Verdict { kNoReference, kPass, kRegressed, kInvalid, kMetricMissing };
+/// From least to most severe (a trial's verdict is its most severe check's).
+enum class Verdict { kNoReference, kPass, kInconclusive, kRegressed, kInvalid, kMetricMissing };
 
-/// "NoReference", "Pass", "Regressed", "Invalid", "MetricMissing": the spellings of
-/// status.verdict.
+/// "NoReference", "Pass", "Inconclusive", "Regressed", "Invalid", "MetricMissing": the spellings
+/// of status.verdict.
 std::string toString(Verdict verdict);
 
 /// The outcome for one metric, with a message that has the numbers.
@@ -95,12 +96,19 @@ struct TrialVerdict {
 
 /// Judges a trial: each metric with a reference or in `required` must be present in every
 /// repetition (else MetricMissing); a history reference without a value yet is NoReference; a
-/// referenced metric's mean is Regressed when it lies beyond
-/// the band on the worse side of `direction`, and Pass otherwise (beyond the band on the better
-/// side is an improvement: Pass, with a note). The trial's verdict is its most severe check's,
-/// NoReference when there is none.
+/// referenced metric's mean is Regressed when it lies beyond the band on the worse side of
+/// `direction`; else Pass when it is shown within the tolerance: with two repetitions or more,
+/// by a non-inferiority test, the one-sided 95% confidence bound of the mean on the worse side
+/// (Student's t) inside the band too, and Inconclusive when it is not (more repetitions would
+/// tell); with one repetition there is no spread to test, and the mean decides. Beyond the band
+/// on the better side is an improvement: Pass, with a note. The trial's verdict is its most
+/// severe check's, NoReference when there is none.
 TrialVerdict judgeTrial(const TrialMetrics& trial, const References& references,
                         const std::vector<std::string>& required);
+
+/// The 95th percentile of Student's t distribution with `degrees` (at least 1) degrees of
+/// freedom.
+double studentT95(std::int64_t degrees);
 
 /// The most severe of `trials`; NoReference when empty.
 Verdict runVerdict(const std::vector<Verdict>& trials);
