@@ -141,10 +141,9 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
     }
     if (!current.isOk()) return current.status();
     json series = std::move(current).value();
-    benchmark::SeriesSpec spec = benchmark::seriesSpecFromJson(series.value("spec", json()));
-    spec.configuration.ns = ns;
-    benchmark::SeriesStatus status =
-        benchmark::seriesStatusFromJson(series.value("status", json()));
+    benchmark::Series read = benchmark::readSeries(series);
+    const benchmark::SeriesSpec& spec = read.spec;
+    benchmark::SeriesStatus& status = read.status;
     const std::vector<benchmark::SeriesChange> before = status.changes;
     std::vector<std::string> keys;
     std::set<std::string> added;

@@ -116,6 +116,19 @@ struct SeriesOptions {
 /// (results::screen) against the points before it since the latest change.
 void judgeSeries(const SeriesSpec& spec, SeriesStatus& status, const SeriesOptions& options = {});
 
+/// A BenchmarkSeries object as the model reads it.
+struct Series {
+  std::string name;
+  /// The configuration's namespace is the object's.
+  SeriesSpec spec = {};
+  SeriesStatus status = {};
+
+  bool operator==(const Series&) const = default;
+};
+
+/// Reads a BenchmarkSeries object; never throws, whatever the JSON.
+Series readSeries(const nlohmann::json& object);
+
 nlohmann::json toJson(const Configuration& configuration);
 nlohmann::json toJson(const SeriesSpec& spec);
 nlohmann::json toJson(const SeriesStatus& status);
