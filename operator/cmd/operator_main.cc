@@ -24,6 +24,7 @@
 #include "hetbench/logs/collector.h"
 #include "hetbench/metrics/benchmark_metrics.h"
 #include "hetbench/metrics/controller_metrics.h"
+#include "hetbench/metrics/series_metrics.h"
 
 namespace common = hetbench::common;
 namespace controller = hetbench::controller;
@@ -237,6 +238,23 @@ std::shared_ptr<metrics::BenchmarkMetrics> benchmarkSeries(
   return benchmarks;
 }
 
+/// The hetbench_series_* series, fed by the BenchmarkSeries informers and shown by the leader
+/// only.
+std::shared_ptr<metrics::SeriesMetrics> historySeries(const metrics::ControllerMetrics& metrics,
+                                                      controller::ManagerOptions& options) {
+  auto history = std::make_shared<metrics::SeriesMetrics>([&metrics] { return metrics.leading(); });
+  options.seriesHandlers.onAdd = [history](const nlohmann::json& series) {
+    history->observe(series);
+  };
+  options.seriesHandlers.onUpdate = [history](const nlohmann::json&, const nlohmann::json& series) {
+    history->observe(series);
+  };
+  options.seriesHandlers.onDelete = [history](const nlohmann::json& series) {
+    history->forget(series);
+  };
+  return history;
+}
+
 /// How long a replica that lost its lease waits for its reconciles in progress.
 constexpr auto kLostLeaseGrace = std::chrono::seconds(5);
 
@@ -368,6 +386,7 @@ int main(int argc, char** argv) {
   controller::ManagerOptions options =
       managerOptions(f, config.value(), collector, janitor, random);
   auto benchmarks = benchmarkSeries(metrics, options);
+  auto history = historySeries(metrics, options);
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
   fence = &manager;
   metrics::StateMetrics::Sources state;
@@ -387,7 +406,7 @@ int main(int argc, char** argv) {
     if (!secured.isOk()) return fail(secured.message());
   }
   const common::Status served = serveEndpoints(
-      f, addresses, manager, {metrics.registry(), benchmarks, stateMetrics}, endpoints);
+      f, addresses, manager, {metrics.registry(), benchmarks, history, stateMetrics}, endpoints);
   if (!served.isOk()) return fail(served.message());
 
   std::atomic<bool> signalled{false};

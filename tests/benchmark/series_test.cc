@@ -219,5 +219,16 @@ TEST(ControlFalseDiscoveriesTest, AMatrixOfTrialsKeepsItsFalseAlarmsAtOneTrialsR
   EXPECT_EQ(matrix[3].state, "Suspect");
 }
 
+TEST(SeriesJsonTest, ReadSeriesTakesTheNamespaceFromTheObject) {
+  SeriesStatus status = noisy(40, 25, -0.10, 2);
+  judgeSeries(spec(), status);
+  const nlohmann::json object = {
+      {"metadata", {{"name", "resnet50-0123456789"}, {"namespace", "lab"}}},
+      {"spec", toJson(spec())},  // without the namespace, which is spec()'s "lab"
+      {"status", toJson(status)}};
+  EXPECT_EQ(readSeries(object), (Series{"resnet50-0123456789", spec(), status}));
+  EXPECT_EQ(readSeries(nlohmann::json::array({1})), Series{});
+}
+
 }  // namespace
 }  // namespace hetbench::benchmark

@@ -1,5 +1,6 @@
 // The hetbench-operator binary against kubesim: what its /metrics endpoint shows of the runs it
-// judged, and that a restarted operator shows the same benchmark series.
+// judged and of the BenchmarkSeries their trials join, and that a restarted operator shows the
+// same benchmark series.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetbench/controller/series_reconciler.h"
 #include "operator_fixture.h"
+#include "support/kubesim_client.h"
 
 namespace hetbench::controller::testing {
 namespace {
@@ -43,6 +46,24 @@ std::vector<std::string> sampleLines(const std::string& exposition, const std::s
     if (line.starts_with(prefix)) out.push_back(line);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// What `promtool check metrics` says about an exposition (written to `file`): "" when nothing
+/// is wrong; fails the test when promtool exits non-zero.
+std::string lint(const std::string& exposition, const std::filesystem::path& file) {
+  std::ofstream(file) << exposition;
+  const std::string command =
+      std::string(HETBENCH_PROMTOOL) + " check metrics < " + file.string() + " 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "cannot run " << command;
+    return "";
+  }
+  std::string problems;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) problems += buffer;
+  EXPECT_EQ(::pclose(pipe), 0) << problems;
+  return problems;
 }
 
 /// The value of the one sample of `name` whose labels contain every one of `labels`; nullopt
@@ -107,17 +128,7 @@ TEST_F(OperatorTest, BenchmarkSeriesSurviveARestart) {
   }
 
   // Prometheus' own linter finds nothing wrong with the exposition.
-  const std::filesystem::path exposition = dir_.path() / "metrics.txt";
-  std::ofstream(exposition) << scraped;
-  const std::string lint =
-      std::string(HETBENCH_PROMTOOL) + " check metrics < " + exposition.string() + " 2>&1";
-  std::FILE* pipe = ::popen(lint.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string problems;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) problems += buffer;
-  EXPECT_EQ(::pclose(pipe), 0) << problems;
-  EXPECT_EQ(problems, "");
+  EXPECT_EQ(lint(scraped, dir_.path() / "metrics.txt"), "");
 
   const std::vector<std::string> before = sampleLines(scraped, "hetbench_benchmark_");
   ASSERT_EQ(first.terminate(std::chrono::seconds(10)), 0);
@@ -129,6 +140,48 @@ TEST_F(OperatorTest, BenchmarkSeriesSurviveARestart) {
   })) << ::testing::PrintToString(after)
       << "\nwas\n"
       << ::testing::PrintToString(before);
+}
+
+// Verifies the history of a configuration on /metrics: once a judged trial is a point of the
+// BenchmarkSeries of its configuration, the series' gauges carry the configuration's labels as
+// the benchmark series do, the series' name and metric, and what its status says; they go with
+// the series.
+TEST_F(OperatorTest, TheSeriesOfAConfigurationIsExported) {
+  ASSERT_TRUE(testing_support::installCrd(
+      *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkseries.yaml", kBenchmarkSeries));
+  OperatorProcess& op = startOperator();
+  createRun("fast", throughputSpec(1000, 32));
+  waitForPhase("fast", "Succeeded");
+
+  std::string scraped;
+  ASSERT_TRUE(eventually([&] {
+    scraped = op.scrapeMetrics().value_or("");
+    return valueOf(scraped, "hetbench_series_latest", {}).has_value();
+  })) << scraped;
+  const common::Result<kube::ListResult> listed = client_->list(kBenchmarkSeries, "default", {});
+  ASSERT_TRUE(listed.isOk() && listed.value().items.size() == 1);
+  const std::string name = listed.value().items[0]["metadata"]["name"];
+  const std::string series = "series=\"" + name + "\"";
+  EXPECT_EQ(valueOf(scraped, "hetbench_series_points",
+                    {"namespace=\"default\"", "benchmark=\"resnet50\"", "system=\"cpu\"",
+                     "accelerator=\"\"", "accelerators=\"0\"", "nodes=\"1\"", "batch_size=\"32\"",
+                     "precision=\"fp32\"", series, "metric=\"effective_throughput\""}),
+            1.0)
+      << scraped;
+  EXPECT_EQ(valueOf(scraped, "hetbench_series_latest", {series}), 100.0);
+  EXPECT_EQ(valueOf(scraped, "hetbench_series_state", {series, "state=\"InsufficientHistory\""}),
+            1.0);
+  EXPECT_EQ(valueOf(scraped, "hetbench_series_state", {series, "state=\"Suspect\""}), 0.0);
+  EXPECT_EQ(valueOf(scraped, "hetbench_series_change_points", {series}), 0.0);
+  EXPECT_FALSE(valueOf(scraped, "hetbench_series_baseline", {}));  // one trial: no baseline yet
+  EXPECT_FALSE(valueOf(scraped, "hetbench_series_last_change_timestamp_seconds", {}));
+  EXPECT_EQ(lint(scraped, dir_.path() / "metrics.txt"), "");
+
+  ASSERT_TRUE(client_->remove(kBenchmarkSeries, "default", name, {}).isOk());
+  EXPECT_TRUE(eventually([&] {
+    scraped = op.scrapeMetrics().value_or("");
+    return sampleLines(scraped, "hetbench_series_").empty();
+  })) << scraped;
 }
 
 }  // namespace

@@ -9,9 +9,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetbench/benchmark/series.h"
 #include "hetbench/common/percent_encoding.h"
+#include "hetbench/controller/series_reconciler.h"
 #include "http/test_client.h"
 #include "operator_fixture.h"
+#include "support/kubesim_client.h"
 
 namespace hetbench::controller::testing {
 namespace {
@@ -84,12 +87,50 @@ json run(int batch, bool fail) {
   return spec;
 }
 
+/// Writes the BenchmarkSeries "history" of a configuration of its own (system "history"): 7
+/// trials at 100 samples/s, then 10 at 80, judged by the series model, so that it has a change
+/// point, a baseline and noise, which the runs here are too few to give their own series.
+void writeSeriesWithAChange(kube::KubeClient& client) {
+  benchmark::SeriesSpec spec{{"default", "resnet50", "history", "", "0", "1", "64", "fp32"},
+                             "effective_throughput"};
+  benchmark::SeriesStatus status;
+  const common::WallTime start{std::chrono::seconds(1'790'000'000)};
+  for (int i = 0; i < 17; ++i) {
+    benchmark::SeriesPoint point;
+    point.time = start + std::chrono::hours(i);
+    point.run = "nightly-" + std::to_string(i);
+    point.runUid = "uid-" + std::to_string(i);
+    point.value = (i < 7 ? 100 : 80) + 0.1 * (i % 3);
+    point.spread = 0.1;
+    point.repetitions = 3;
+    point.verdict = "Pass";
+    benchmark::addSeriesPoint(status.points, point);
+  }
+  benchmark::judgeSeries(spec, status);
+  ASSERT_EQ(status.changes.size(), 1u);
+  ASSERT_TRUE(status.baseline);
+  const json series = {{"apiVersion", "hetbench.io/v1alpha1"},
+                       {"kind", "BenchmarkSeries"},
+                       {"metadata", {{"name", "history"}, {"namespace", "default"}}},
+                       {"spec", benchmark::toJson(spec)}};
+  common::Result<json> created = client.create(kBenchmarkSeries, "default", series);
+  ASSERT_TRUE(created.isOk()) << created.status().toString();
+  json written = std::move(created).value();
+  written["status"] = benchmark::toJson(status);
+  const common::Result<json> updated = client.updateStatus(kBenchmarkSeries, "default", written);
+  ASSERT_TRUE(updated.isOk()) << updated.status().toString();
+}
+
 // Verifies, with a real Prometheus scraping a real operator: the operator exposes every series
-// of tests/observability/metric_names.txt, the rules load, every expression
+// of tests/observability/metric_names.txt (those of a BenchmarkSeries with a change point too,
+// written here), the rules load, every expression
 // of the rules and dashboards evaluates, every recording rule, panel, annotation and variable
 // returns data, and the regression and repeated-failure alerts see the runs that warrant them.
 // Expressions over a window need a change within it: one run finishes while Prometheus scrapes.
 TEST_F(OperatorTest, PrometheusEvaluatesEveryRuleAndDashboardExpression) {
+  ASSERT_TRUE(testing_support::installCrd(
+      *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkseries.yaml", kBenchmarkSeries));
+  ASSERT_NO_FATAL_FAILURE(writeSeriesWithAChange(*client_));
   // A bound on the log directory, as the shipped manifests set, for the panel that shows it.
   OperatorProcess& op = startOperator({"--log-dir-max-bytes=1073741824"});
   createRun("regressed", run(32, false));  // 80 samples/s against 100: regressed

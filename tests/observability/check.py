@@ -3,6 +3,9 @@
 
 Usage:
   check.py rules-file OUT      writes the PrometheusRule's spec (a Prometheus rules file) to OUT
+  check.py dashboard-tests     checks that dashboards_test.yaml tests exactly the dashboards'
+                               expressions over the hetbench_series_* gauges (panels and
+                               annotations, as scripts/promql-exprs prints them)
   check.py exprs OUT           checks every expression's metric names, labels and Grafana
                                variables against metric_names.txt, and writes every expression
                                as a recording rule to OUT for `promtool check rules` (one group
@@ -26,6 +29,7 @@ import yaml
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CONTRACT = HERE / "metric_names.txt"
+DASHBOARD_TESTS = HERE / "dashboards_test.yaml"
 DOCS = ROOT / "docs" / "metrics.md"
 
 
@@ -48,7 +52,8 @@ HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 # The dashboards and what each must offer.
 DASHBOARDS = {
     "benchmarks.json": {"uid": "hetbench-benchmarks",
-                        "variables": ["datasource", "namespace", "benchmark", "system", "accelerator"]},
+                        "variables": ["datasource", "namespace", "benchmark", "system", "accelerator",
+                                      "series"]},
     "operator.json": {"uid": "hetbench-operator", "variables": ["datasource", "instance"]},
 }
 
@@ -180,6 +185,14 @@ def recording_rules():
             if "record" in rule}
 
 
+_COUNT_VALUES = re.compile(r"""\bcount_values\s*(?:(?:by|without)\s*\([^)]*\)\s*)?\(\s*(["'`])(\w+)\1""")
+
+
+def made_labels(expr):
+    """Labels an expression makes itself: count_values("label", ...) turns values into one."""
+    return {m.group(2) for m in _COUNT_VALUES.finditer(expr or "")}
+
+
 def legend_labels(text):
     return re.findall(r"\{\{\s*([^}\s]*)\s*\}\}", text or "")
 
@@ -222,7 +235,7 @@ def check_exprs(out):
             used.add(name)
             for label in sorted(labels - series[name] - TARGET_LABELS - {"__name__"}):
                 problems.append(f"{where}: {name} has no label {label}")
-        for label in sorted(grouping - all_labels):
+        for label in sorted(grouping - all_labels - made_labels(expr)):
             problems.append(f"{where}: no metric has the label {label}")
 
     # Grafana's side: variables written as =~"$name", legends and annotations naming labels
@@ -240,16 +253,18 @@ def check_exprs(out):
                     problems.append(f'{file}: {location}: write ${var} only as =~"${var}"')
         for panel in px.all_panels(dashboard.get("panels", [])):
             for target in panel.get("targets", []):
+                known = all_labels | made_labels(target.get("expr", ""))
                 for label in legend_labels(target.get("legendFormat")):
-                    if label not in all_labels:
+                    if label not in known:
                         problems.append(f'{name}: panel {panel.get("id")} target '
                                         f'{target.get("refId")}: legend names no label: {label}')
         for annotation in dashboard.get("annotations", {}).get("list", []):
             texts = [annotation.get("titleFormat"), annotation.get("textFormat")]
             labels = [l for t in texts for l in legend_labels(t)]
             labels += [k.strip() for k in annotation.get("tagKeys", "").split(",") if k.strip()]
+            known = all_labels | made_labels(annotation.get("expr", ""))
             for label in labels:
-                if label not in all_labels:
+                if label not in known:
                     problems.append(f'{name}: annotation "{annotation.get("name")}" names no '
                                     f"label: {label}")
         for variable in dashboard.get("templating", {}).get("list", []):
@@ -366,11 +381,40 @@ def check_dashboards():
                                 f"query on $datasource")
     if "benchmarks.json" in files:
         d = json.loads(files["benchmarks.json"].read_text(encoding="utf-8"))
-        if not any("hetbench_benchmark_regressed" in a.get("expr", "")
-                   for a in d.get("annotations", {}).get("list", [])):
+        annotations = d.get("annotations", {}).get("list", [])
+        if not any("hetbench_benchmark_regressed" in a.get("expr", "") for a in annotations):
             problems.append("dashboards/benchmarks.json: no annotation query on "
                             "hetbench_benchmark_regressed")
+        # Change points: Grafana takes the value, in milliseconds, as the annotation's time.
+        if not any("hetbench_series_last_change_timestamp_seconds" in a.get("expr", "") and
+                   a.get("useValueForTime") is True and "* 1000" in a.get("expr", "")
+                   for a in annotations):
+            problems.append("dashboards/benchmarks.json: no annotation at the time of "
+                            "hetbench_series_last_change_timestamp_seconds (useValueForTime, "
+                            "the value in ms)")
+        if not any(p.get("repeat") == "series" for p in px.all_panels(d.get("panels", []))):
+            problems.append("dashboards/benchmarks.json: no panel repeated per series")
     return problems.report(f"dashboards: {len(files)} dashboards, {panels_seen} panels")
+
+
+def check_dashboard_tests():
+    problems = Problems()
+    wanted = {(location, expr) for file, location, expr in px.expressions(ROOT)
+              if file.startswith(px.DASHBOARDS) and "hetbench_series_" in expr and
+              location.startswith(("panel ", "annotation "))}
+    exprs = set()
+    doc = yaml.safe_load(DASHBOARD_TESTS.read_text(encoding="utf-8"))
+    for test in doc.get("tests", []):
+        for case in test.get("promql_expr_test", []):
+            exprs.add(case["expr"])
+    for expr in sorted(exprs - {expr for _, expr in wanted}):
+        problems.append(f"{DASHBOARD_TESTS.name}: not a dashboard expression over "
+                        f"hetbench_series_*: {expr}")
+    for location, expr in sorted(wanted):
+        if expr not in exprs:
+            problems.append(f"{DASHBOARD_TESTS.name}: no test of {location}: {expr}")
+    return problems.report(f"dashboard-tests: {DASHBOARD_TESTS.name} tests the {len(wanted)} "
+                           f"dashboard expressions over hetbench_series_*")
 
 
 def check_kustomize(path):
@@ -445,6 +489,8 @@ def main(argv):
         return check_exprs(argv[2])
     if len(argv) == 2 and argv[1] == "dashboards":
         return check_dashboards()
+    if len(argv) == 2 and argv[1] == "dashboard-tests":
+        return check_dashboard_tests()
     if len(argv) == 3 and argv[1] == "kustomize":
         return check_kustomize(argv[2])
     print(__doc__, file=sys.stderr)

@@ -3,7 +3,9 @@
 # Usage: run_check.sh CHECK WORKDIR, where WORKDIR is a scratch directory (emptied first; left
 # for inspection) and CHECK is one of:
 #   rules       the PrometheusRule's spec is a valid rules file (promtool check rules, lint fatal)
-#   unit        the rules pass rules_test.yaml and rules_history_test.yaml (promtool test rules)
+#   unit        the rules pass rules_test.yaml and rules_history_test.yaml, and the dashboards'
+#               expressions over the series gauges pass dashboards_test.yaml, which must test
+#               each of them (promtool test rules, check.py)
 #   exprs       every expression of the rules and dashboards parses (promtool) and uses only the
 #               metrics and labels of metric_names.txt (check.py)
 #   dashboards  the dashboards' structure (check.py)
@@ -34,8 +36,10 @@ case $check in
   unit)
     need promtool
     "$python" "$here/check.py" rules-file "$work/hetbench-rules.yaml"
-    cp "$here/rules_test.yaml" "$here/rules_history_test.yaml" "$work/"
-    promtool test rules "$work/rules_test.yaml" "$work/rules_history_test.yaml"
+    "$python" "$here/check.py" dashboard-tests
+    cp "$here/rules_test.yaml" "$here/rules_history_test.yaml" "$here/dashboards_test.yaml" "$work/"
+    promtool test rules "$work/rules_test.yaml" "$work/rules_history_test.yaml" \
+      "$work/dashboards_test.yaml"
     ;;
   exprs)
     need promtool

@@ -107,7 +107,7 @@ behind each rule.
   verbs: [update]
 - apiGroups: [hetbench.io]
   resources: [benchmarkseries]
-  verbs: [get, create]
+  verbs: [get, list, watch, create]
 - apiGroups: [hetbench.io]
   resources: [benchmarkseries/status, benchmarkseries/finalizers]
   verbs: [update]

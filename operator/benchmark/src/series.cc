@@ -413,4 +413,14 @@ SeriesStatus seriesStatusFromJson(const json& status) {
   return out;
 }
 
+Series readSeries(const json& object) {
+  Series series;
+  const json& meta = common::member(object, "metadata");
+  series.name = common::stringMember(meta, "name");
+  series.spec = seriesSpecFromJson(common::member(object, "spec"));
+  series.spec.configuration.ns = common::stringMember(meta, "namespace");
+  series.status = seriesStatusFromJson(common::member(object, "status"));
+  return series;
+}
+
 }  // namespace hetbench::benchmark

@@ -104,18 +104,20 @@ class Manager::Cache final : public RunCache, public ScheduleCache {
     for (auto* group : {&runInformers, &podInformers, &jobInformers})
       for (auto& i : *group) i->stop();
     std::lock_guard lock(ipuMu);
-    for (auto& i : ipuJobInformers) i->stop();
-    for (auto& i : scheduleInformers) i->stop();
+    for (auto* group : {&ipuJobInformers, &scheduleInformers, &seriesInformers})
+      for (auto& i : *group) i->stop();
   }
 
   std::vector<std::unique_ptr<kube::Informer>> runInformers;
   std::vector<std::unique_ptr<kube::Informer>> podInformers;
   std::vector<std::unique_ptr<kube::Informer>> jobInformers;
-  /// Guards the informers of resources that are discovered later: IPUJobs and
-  /// BenchmarkSchedules, whose CRDs may be installed after the operator starts.
+  /// Guards the informers of resources that are discovered later: IPUJobs, BenchmarkSchedules
+  /// and BenchmarkSeries, whose CRDs may be installed after the operator starts.
   mutable std::mutex ipuMu;
   std::vector<std::unique_ptr<kube::Informer>> ipuJobInformers;
   std::vector<std::unique_ptr<kube::Informer>> scheduleInformers;
+  /// Not part of synced(): no controller reads them, they only feed the series metrics.
+  std::vector<std::unique_ptr<kube::Informer>> seriesInformers;
 };
 
 Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
@@ -173,6 +175,11 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
     case Watched::kSchedules:
       enqueue = [this](const json& o) { enqueueSchedule(o); };
       break;
+    case Watched::kSeries:
+      // No queue hears of a series (the series controller works from the runs): its changes
+      // go to the series metrics alone.
+      informer->addHandlers(options_.seriesHandlers);
+      return informer;
   }
   kube::InformerHandlers handlers;
   handlers.onAdd = enqueue;
@@ -229,6 +236,8 @@ void Manager::startDiscoveredInformers() {
   discover(kIpuJobs, "IPUJob", Watched::kWorkloads, cache_->ipuJobInformers);
   discover(kBenchmarkSchedules, std::string(benchmark::kScheduleKind), Watched::kSchedules,
            cache_->scheduleInformers);
+  discover(kBenchmarkSeries, std::string(benchmark::kSeriesKind), Watched::kSeries,
+           cache_->seriesInformers);
 }
 
 void Manager::start() {
@@ -314,7 +323,8 @@ void Manager::housekeeping() {
     bool needDiscovery = false;
     {
       std::lock_guard ipuLock(cache_->ipuMu);
-      needDiscovery = cache_->ipuJobInformers.empty() || cache_->scheduleInformers.empty();
+      needDiscovery = cache_->ipuJobInformers.empty() || cache_->scheduleInformers.empty() ||
+                      cache_->seriesInformers.empty();
     }
     if (needDiscovery && clock_.monotonic() >= nextDiscovery) {
       nextDiscovery = clock_.monotonic() + options_.discoveryInterval;
@@ -388,7 +398,8 @@ std::map<std::string, std::uint64_t> Manager::watchRestarts() const {
   for (const auto* group : {&cache_->runInformers, &cache_->podInformers, &cache_->jobInformers})
     for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
   std::lock_guard lock(cache_->ipuMu);
-  for (const auto* group : {&cache_->ipuJobInformers, &cache_->scheduleInformers})
+  for (const auto* group :
+       {&cache_->ipuJobInformers, &cache_->scheduleInformers, &cache_->seriesInformers})
     for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
   return out;
 }

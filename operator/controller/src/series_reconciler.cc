@@ -148,8 +148,9 @@ common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::stri
                                          : common::Result<ReconcileResult>(current.status());
   }
   json series = std::move(current).value();
-  benchmark::SeriesSpec spec = benchmark::seriesSpecFromJson(series.value("spec", json()));
-  benchmark::SeriesStatus status = benchmark::seriesStatusFromJson(series.value("status", json()));
+  benchmark::Series read = benchmark::readSeries(series);
+  const benchmark::SeriesSpec& spec = read.spec;
+  benchmark::SeriesStatus& status = read.status;
   if (!status.confirmation || status.confirmation->state != benchmark::reason::kConfirming) {
     return ReconcileResult{};
   }
@@ -278,9 +279,9 @@ common::Result<ReconcileResult> SeriesReconciler::reconcile(const std::string& n
     Judged& j = judged.emplace_back();
     j.name = seriesName;
     j.series = std::move(current).value();
-    j.spec = benchmark::seriesSpecFromJson(j.series.value("spec", json()));
-    j.spec.configuration.ns = ns;
-    j.status = benchmark::seriesStatusFromJson(j.series.value("status", json()));
+    benchmark::Series read = benchmark::readSeries(j.series);
+    j.spec = std::move(read.spec);
+    j.status = std::move(read.status);
     j.before = j.status.changes;
     for (benchmark::SeriesPoint& point : p.points) {
       const std::string key = keyOf(point.runUid, point.trial);

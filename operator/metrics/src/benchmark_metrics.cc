@@ -162,20 +162,9 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-std::vector<ClientMetric::Label> labelsOf(const Configuration& c) {
-  return {{"namespace", c.ns},
-          {"benchmark", c.benchmark},
-          {"system", c.system},
-          {"accelerator", c.accelerator},
-          {"accelerators", c.accelerators},
-          {"nodes", c.nodes},
-          {"batch_size", c.batchSize},
-          {"precision", c.precision}};
-}
-
 ClientMetric sample(const Configuration& c, double value,
                     std::initializer_list<ClientMetric::Label> extra = {}) {
-  std::vector<ClientMetric::Label> labels = labelsOf(c);
+  std::vector<ClientMetric::Label> labels = detail::configurationLabels(c);
   labels.insert(labels.end(), extra.begin(), extra.end());
   return detail::sample(value, std::move(labels));
 }

@@ -1,13 +1,16 @@
 #pragma once
 
 // Building prometheus-cpp's metric families by hand, for the Collectables that compute their
-// series at scrape time (benchmark_metrics.cc, state_metrics.cc). Internal to the metrics module.
+// series at scrape time (benchmark_metrics.cc, series_metrics.cc, state_metrics.cc). Internal to
+// the metrics module.
 
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_family.h>
 
 #include <utility>
 #include <vector>
+
+#include "hetbench/benchmark/configuration.h"
 
 namespace hetbench::metrics::detail {
 
@@ -28,6 +31,20 @@ inline prometheus::ClientMetric sample(double value,
   m.gauge.value = value;
   m.counter.value = value;
   return m;
+}
+
+/// The labels of a configuration, which every per-configuration series carries first
+/// (docs/metrics.md, "Benchmark results").
+inline std::vector<prometheus::ClientMetric::Label> configurationLabels(
+    const benchmark::Configuration& c) {
+  return {{"namespace", c.ns},
+          {"benchmark", c.benchmark},
+          {"system", c.system},
+          {"accelerator", c.accelerator},
+          {"accelerators", c.accelerators},
+          {"nodes", c.nodes},
+          {"batch_size", c.batchSize},
+          {"precision", c.precision}};
 }
 
 }  // namespace hetbench::metrics::detail

@@ -180,6 +180,19 @@ struct JudgedSeries {
 void controlFalseDiscoveries(const std::vector<JudgedSeries>& judged,
                              const SeriesOptions& options = {});
 
+/// A BenchmarkSeries object as the model reads it.
+struct Series {
+  std::string name;
+  /// The configuration's namespace is the object's.
+  SeriesSpec spec = {};
+  SeriesStatus status = {};
+
+  bool operator==(const Series&) const = default;
+};
+
+/// Reads a BenchmarkSeries object; never throws, whatever the JSON.
+Series readSeries(const nlohmann::json& object);
+
 nlohmann::json toJson(const Configuration& configuration);
 nlohmann::json toJson(const SeriesSpec& spec);
 nlohmann::json toJson(const SeriesConfirmation& confirmation);

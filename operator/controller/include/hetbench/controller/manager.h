@@ -42,16 +42,21 @@ struct ManagerOptions {
   /// Told of every change of a watched BenchmarkRun, on the informer's thread, besides the
   /// controller (the benchmark metrics follow the runs' status through them).
   kube::InformerHandlers runHandlers;
-  /// How often a missing IPUJob or BenchmarkSchedule resource is looked for again (its CRD
-  /// may come later).
+  /// Told of every change of a watched BenchmarkSeries, on the informer's thread (the series
+  /// metrics follow their status through them). BenchmarkSeries are watched once their resource
+  /// is served; nothing else reads them from a cache.
+  kube::InformerHandlers seriesHandlers;
+  /// How often a missing IPUJob, BenchmarkSchedule or BenchmarkSeries resource is looked for
+  /// again (its CRD may come later).
   std::chrono::nanoseconds discoveryInterval{std::chrono::seconds(30)};
 };
 
-/// Runs the BenchmarkRun and BenchmarkSchedule controllers: informers on BenchmarkRuns,
-/// BenchmarkSchedules and the Pods, Jobs and IPUJobs labelled hetbench.io/run (per watched
-/// namespace), a work queue per controller, `workers` run reconcile threads and one schedule
-/// thread, started once the caches have synced and, with leader election, only while this
-/// replica leads. IPUJobs and BenchmarkSchedules are watched once their resources are served.
+/// Runs the BenchmarkRun, BenchmarkSchedule and BenchmarkSeries controllers: informers on
+/// BenchmarkRuns, BenchmarkSchedules, BenchmarkSeries and the Pods, Jobs and IPUJobs labelled
+/// hetbench.io/run (per watched namespace), a work queue per controller, `workers` run reconcile
+/// threads, one schedule thread and one series thread, started once the caches have synced and,
+/// with leader election, only while this replica leads. IPUJobs, BenchmarkSchedules and
+/// BenchmarkSeries are watched once their resources are served.
 class Manager {
  public:
   Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
@@ -65,7 +70,8 @@ class Manager {
   /// the informers. Idempotent.
   void stop();
 
-  /// Every informer has delivered its first list.
+  /// Every informer that the controllers read has delivered its first list (the BenchmarkSeries
+  /// informers, which only feed `seriesHandlers`, are not waited for).
   bool ready() const;
   /// False once this replica lost its lease, or led and no longer certainly holds it (its
   /// renewal has not succeeded within the renew deadline, even while the elector still waits
@@ -95,9 +101,10 @@ class Manager {
   void enqueueSchedule(const nlohmann::json& schedule);
   /// A run with judged trials, for the series of their configurations.
   void enqueueSeries(const nlohmann::json& run);
-  /// What an informer watches: BenchmarkRuns, workloads labelled with their run, or
-  /// BenchmarkSchedules; it decides the label selector, the index and which queue hears of it.
-  enum class Watched { kRuns, kWorkloads, kSchedules };
+  /// What an informer watches: BenchmarkRuns, workloads labelled with their run,
+  /// BenchmarkSchedules or BenchmarkSeries; it decides the label selector, the index and which
+  /// queue (or, for series, which handlers) hears of it.
+  enum class Watched { kRuns, kWorkloads, kSchedules, kSeries };
   std::unique_ptr<kube::Informer> makeInformer(const kube::GroupVersionResource& gvr,
                                                const std::string& ns, Watched watched);
   void startDiscoveredInformers();
