@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "exposition.h"
+#include "hetbench/benchmark/constants.h"
 #include "hetbench/results/noise.h"
 
 namespace hetbench::metrics {
@@ -14,9 +17,20 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-constexpr std::initializer_list<results::Screen> kStates = {
-    results::Screen::kInsufficientHistory, results::Screen::kWithinNoise,
-    results::Screen::kImproved, results::Screen::kSuspect};
+/// Every state a series shows: screening's, then a confirmation's (benchmark::settleSeriesState).
+const std::vector<std::string>& states() {
+  static const std::vector<std::string> all = {
+      results::toString(results::Screen::kInsufficientHistory),
+      results::toString(results::Screen::kWithinNoise),
+      results::toString(results::Screen::kImproved),
+      results::toString(results::Screen::kSuspect),
+      std::string(benchmark::reason::kConfirming),
+      std::string(benchmark::reason::kRegressed),
+      std::string(benchmark::reason::kNodeSuspect),
+      std::string(benchmark::reason::kNotConfirmed),
+      std::string(benchmark::reason::kInconclusive)};
+  return all;
+}
 
 ClientMetric sample(const SeriesGauges& s, double value,
                     std::initializer_list<ClientMetric::Label> extra = {}) {
@@ -104,8 +118,7 @@ std::vector<MetricFamily> SeriesMetrics::Collect() const {
     if (s.noise) noise.metric.push_back(sample(s, *s.noise));
     if (!s.state.empty()) {
       bool known = false;
-      for (const results::Screen screen : kStates) {
-        const std::string name = results::toString(screen);
+      for (const std::string& name : states()) {
         known = known || name == s.state;
         state.metric.push_back(sample(s, name == s.state ? 1 : 0, {{"state", name}}));
       }
