@@ -16,8 +16,9 @@ namespace {
 using nlohmann::json;
 
 /// A script printing hetbench JSON lines: a run_start and `epochs` epochs of `samples` samples
-/// in `wall` seconds, 1 s of it I/O, each epoch with the members `epochExtra` (",\"gpus\":[...]").
-std::string trainingScript(int epochs, int samples, double wall,
+/// (a number, or shell text that the echo expands, such as "'$S'") in `wall` seconds, 1 s of it
+/// I/O, each epoch with the members `epochExtra` (",\"gpus\":[...]").
+std::string trainingScript(int epochs, const std::string& samples, double wall,
                            const std::string& epochExtra = "") {
   std::string script =
       "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":\"resnet50\","
@@ -25,12 +26,16 @@ std::string trainingScript(int epochs, int samples, double wall,
       "\"precision\":\"fp32\",\"device\":\"cpu\",\"accelerator\":{\"name\":\"cpu\",\"count\":1}}';";
   for (int e = 0; e < epochs; ++e) {
     script += "echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":" + std::to_string(e) +
-              ",\"rank\":0,\"samples\":" + std::to_string(samples) +
-              ",\"wall_seconds\":" + std::to_string(wall) +
+              ",\"rank\":0,\"samples\":" + samples + ",\"wall_seconds\":" + std::to_string(wall) +
               ",\"io_seconds\":1,\"compute_seconds\":" + std::to_string(wall - 1) + epochExtra +
               "}';";
   }
   return script + "echo ':::HETBENCH {\"v\":1,\"event\":\"run_end\",\"rank\":0,\"status\":\"ok\"}'";
+}
+
+std::string trainingScript(int epochs, int samples, double wall,
+                           const std::string& epochExtra = "") {
+  return trainingScript(epochs, std::to_string(samples), wall, epochExtra);
 }
 
 json referenced(json spec, double value) {
@@ -173,20 +178,10 @@ TEST_F(OperatorTest, BadPatternIsNotAccepted) {
 /// node. The pod that finds `flags`/slow-next makes its node slow; slow-all makes every node slow.
 json nodeRun(const std::filesystem::path& flags, int wobble) {
   const std::string f = flags.string();
-  std::string script = "S=$((1000 + " + std::to_string(wobble) + ")); if [ -e " + f +
-                       "/slow-next ]; then mv " + f + "/slow-next " + f +
-                       "/slow-$NODE; fi; if [ -e " + f + "/slow-$NODE ] || [ -e " + f +
-                       "/slow-all ]; then S=$((S * 9 / 10)); fi; "
-                       "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":"
-                       "\"resnet50\",\"model\":\"resnet50\",\"world_size\":1,\"rank\":0,"
-                       "\"global_batch_size\":32,\"precision\":\"fp32\",\"device\":\"cpu\","
-                       "\"accelerator\":{\"name\":\"cpu\",\"count\":1}}';";
-  for (int e = 0; e < 3; ++e) {
-    script += "echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":" + std::to_string(e) +
-              ",\"rank\":0,\"samples\":'$S',\"wall_seconds\":10,"
-              "\"io_seconds\":1,\"compute_seconds\":9}';";
-  }
-  script += "echo ':::HETBENCH {\"v\":1,\"event\":\"run_end\",\"rank\":0,\"status\":\"ok\"}'";
+  const std::string script =
+      "S=$((1000 + " + std::to_string(wobble) + ")); if [ -e " + f + "/slow-next ]; then mv " + f +
+      "/slow-next " + f + "/slow-$NODE; fi; if [ -e " + f + "/slow-$NODE ] || [ -e " + f +
+      "/slow-all ]; then S=$((S * 9 / 10)); fi; " + trainingScript(3, "'$S'", 10);
   json spec = referenced(scriptSpec(script), 100);
   spec["workload"]["nodeSelector"] = {{"hetbench.io/system", "lab-cpu"}};
   spec["workload"]["env"] = {
