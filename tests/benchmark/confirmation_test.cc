@@ -115,10 +115,28 @@ TEST(SettleSeriesState, Table) {
     if (!c.confirmation.empty()) {
       status.confirmation = confirmationOn({"gpu-1"});
       status.confirmation->state = c.confirmation;
+      status.confirmation->standing =
+          c.confirmation == "Regressed" || c.confirmation == "NodeSuspect";
     }
     settleSeriesState(status);
     EXPECT_EQ(status.state, c.want) << c.name;
   }
+
+  // A regression that a later trial no longer shows stands no more, even for later suspects.
+  SeriesStatus status;
+  status.points = {suspect, later};
+  status.state = "WithinNoise";
+  status.confirmation = confirmationOn({"gpu-1"});
+  status.confirmation->state = "Regressed";
+  status.confirmation->standing = true;
+  settleSeriesState(status);
+  EXPECT_FALSE(status.confirmation->standing);
+  SeriesPoint latest = later;
+  latest.runUid = "uid-3";
+  status.points.push_back(latest);
+  status.state = "Suspect";
+  settleSeriesState(status);
+  EXPECT_EQ(status.state, "Suspect");
 }
 
 }  // namespace

@@ -356,6 +356,18 @@ TEST_F(SeriesReconcilerTest, SlowOnEveryNodeIsAConfirmedRegression) {
   reconcile("later");
   EXPECT_EQ(series(1).state, "Regressed");
   EXPECT_EQ(series(1).confirmation->number, 1);
+  EXPECT_TRUE(series(1).confirmation->standing);
+
+  // Fixed: a trial back at the old level ends it, and a new slowdown is confirmed anew.
+  addRun("fixed", {1001}, 12, "gpu-1", "Pass", json::object());
+  reconcile("fixed");
+  EXPECT_EQ(series(1).state, "WithinNoise");
+  EXPECT_FALSE(series(1).confirmation->standing);
+  addRun("again", {880}, 13, "gpu-1", "Pass", json::object());
+  reconcile("again");
+  EXPECT_EQ(series(1).state, "Confirming");
+  EXPECT_EQ(series(1).confirmation->number, 2);
+  EXPECT_TRUE(has(runNames(), name + "-c2-s1"));
 }
 
 TEST_F(SeriesReconcilerTest, SlowOnlyOnItsNodeIsNodeSuspect) {

@@ -48,6 +48,7 @@ void end(SeriesConfirmation& c, std::string_view state, std::string message, com
   c.state = state;
   c.message = std::move(message);
   c.completionTime = now;
+  c.standing = state == reason::kRegressed || state == reason::kNodeSuspect;
 }
 
 /// "the same nodes' 2 values (-10.0%, p 0.0087 and 0.0087)".
@@ -77,8 +78,8 @@ std::optional<SeriesConfirmation> startConfirmation(const std::string& seriesNam
     if (previous->state == reason::kConfirming) return std::nullopt;
     if (previous->runUid == latest->runUid && previous->trial == latest->trial) return std::nullopt;
     // A confirmed regression stands while trials stay suspect; a slow node, for its nodes.
-    if (previous->state == reason::kRegressed) return std::nullopt;
-    if (previous->state == reason::kNodeSuspect && previous->nodes == latest->nodes) {
+    if (previous->standing &&
+        (previous->state == reason::kRegressed || previous->nodes == latest->nodes)) {
       return std::nullopt;
     }
   }
@@ -188,7 +189,7 @@ void advanceConfirmation(const std::string& seriesName, const SeriesSpec& spec,
 
 void settleSeriesState(SeriesStatus& status) {
   if (!status.confirmation) return;
-  const SeriesConfirmation& c = *status.confirmation;
+  SeriesConfirmation& c = *status.confirmation;
   if (c.state == reason::kConfirming) {
     status.state = c.state;
     return;
@@ -196,10 +197,13 @@ void settleSeriesState(SeriesStatus& status) {
   const SeriesPoint* latest = latestJudged(status.points);
   if (latest == nullptr) return;
   const bool about = latest->runUid == c.runUid && latest->trial == c.trial;
-  const bool stands = status.state == results::toString(results::Screen::kSuspect) &&
-                      (c.state == reason::kRegressed ||
-                       (c.state == reason::kNodeSuspect && latest->nodes == c.nodes));
-  if (about || stands) {
+  // A later trial that is not suspect (where a slow node's verdict applies: on its nodes) ends
+  // the verdict's standing for good: the level came back, or the history took the new one in.
+  const bool applies = c.state == reason::kRegressed || latest->nodes == c.nodes;
+  if (!about && applies && status.state != results::toString(results::Screen::kSuspect)) {
+    c.standing = false;
+  }
+  if (about || (c.standing && applies)) {
     status.state = c.state;
     status.message = c.message;
   }

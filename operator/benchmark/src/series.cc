@@ -274,6 +274,7 @@ json toJson(const SeriesConfirmation& c) {
   if (!c.same.empty()) out["same"] = c.same;
   if (!c.other.empty()) out["other"] = c.other;
   if (c.completionTime) out["completionTime"] = common::formatRfc3339(*c.completionTime);
+  if (c.standing) out["standing"] = true;
   return out;
 }
 
@@ -403,6 +404,8 @@ SeriesStatus seriesStatusFromJson(const json& status) {
     confirmation.message = common::stringMember(c, "message");
     confirmation.startTime = common::timeMember(c, "startTime").value_or(common::WallTime{});
     confirmation.completionTime = common::timeMember(c, "completionTime");
+    const json& standing = common::member(c, "standing");
+    confirmation.standing = standing.is_boolean() && standing.get<bool>();
     out.confirmation = std::move(confirmation);
   }
   out.latest = numberAt(status, "latest");

@@ -22,9 +22,9 @@ namespace hetbench::benchmark {
 
 /// The confirmation of the latest judged point of `status` when it was just added (`added`,
 /// "run uid/trial" keys), is Suspect in the worse direction, its run asked for one (`confirm`)
-/// and no confirmation runs or stands for it (a Regressed one stands until a later trial is no
-/// longer suspect; a NodeSuspect one for trials on the same nodes); its first round of reruns
-/// named but not created. None otherwise.
+/// and no confirmation runs or stands for it (a standing Regressed one, or a standing
+/// NodeSuspect one for trials on the same nodes); its first round of reruns named but not
+/// created. None otherwise.
 std::optional<SeriesConfirmation> startConfirmation(const std::string& seriesName,
                                                     const SeriesSpec& spec,
                                                     const SeriesStatus& status,
@@ -42,7 +42,8 @@ void advanceConfirmation(const std::string& seriesName, const SeriesSpec& spec,
 
 /// The series' state, once judgeSeries has screened its latest point: Confirming while a
 /// confirmation runs; the confirmation's verdict while it is about the latest judged point, or
-/// while a Regressed or NodeSuspect one stands and the latest is still suspect.
+/// while a Regressed or NodeSuspect one stands (SeriesConfirmation::standing, which a later trial
+/// that is not suspect ends here).
 void settleSeriesState(SeriesStatus& status);
 
 /// A rerun's name: the series', "-c", the confirmation's number, "-s" (same nodes) or "-o"

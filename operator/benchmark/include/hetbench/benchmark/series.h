@@ -95,6 +95,9 @@ struct SeriesConfirmation {
   std::string message;
   common::WallTime startTime;
   std::optional<common::WallTime> completionTime = {};
+  /// A Regressed or NodeSuspect verdict still holds: later suspect trials (on the same nodes,
+  /// for NodeSuspect) show it and start no confirmation, until one such trial is not suspect.
+  bool standing = false;
 
   bool operator==(const SeriesConfirmation&) const = default;
 };
