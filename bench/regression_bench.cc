@@ -1,21 +1,28 @@
 // How well regressions are told from noise: generated series with known change points, judged
-// online (one new trial at a time) by hetbench's change-point detector (E-Divisive means with
-// the Mann-Whitney U test), by the median band that `fromHistory` references use today, and by a
-// plain z-score rule; prints recall, detection delay and false alarms per 1000 stable trials for
-// each kind of noise (docs/performance.md, "Regression detection").
+// online (one new trial at a time) by the operator's path (a BenchmarkSeries screened, and a
+// suspect trial confirmed by reruns drawn from the same process), by hetbench's change-point
+// detector alone (E-Divisive means with the Mann-Whitney U test), by the median band that
+// `fromHistory` references use, and by a plain z-score rule; prints recall, detection delay and
+// false alarms per 1000 stable trials for each kind of noise (docs/performance.md, "Regression
+// detection").
 //
 //   build/bench/regression_bench [SERIES_PER_CASE]
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "hetbench/benchmark/confirmation.h"
+#include "hetbench/benchmark/constants.h"
+#include "hetbench/benchmark/series.h"
 #include "hetbench/results/change_points.h"
 
 namespace {
@@ -53,37 +60,51 @@ const char* nameOf(Noise noise) {
 }
 
 struct Series {
+  Noise noise = Noise::kGaussian;
+  double step = 0;
   std::vector<double> values;
+  /// Whether the trial ran on the bad node (Noise::kBadNode).
+  std::vector<bool> badNode;
   int change = -1;  // the first trial after the step; -1 for none
 };
 
-Series generate(Noise noise, double step, std::mt19937_64& random) {
+/// One draw of the noise process at trial `i` (unit variance but for outliers and the bad node),
+/// `previous` carrying the autocorrelated process; reruns pass their own.
+double noiseAt(Noise noise, std::mt19937_64& random, double& previous) {
   std::normal_distribution<double> normal(0, 1);
   std::student_t_distribution<double> heavy(3);
+  double e = normal(random);
+  if (noise == Noise::kHeavyTailed) e = heavy(random) / std::sqrt(3.0);  // unit variance
+  if (noise == Noise::kAutocorrelated) {
+    e = 0.5 * previous + std::sqrt(1 - 0.25) * e;  // unit marginal variance
+    previous = e;
+  }
+  return e;
+}
+
+/// A value at trial `i` of `series`, its noise `e`, on the bad node or not.
+double valueAt(const Series& series, int i, double e, bool bad, std::mt19937_64& random) {
   std::uniform_real_distribution<double> uniform(0, 1);
+  double value = kLevel * (1 + kNoise * e);
+  if (series.noise == Noise::kOutliers && uniform(random) < 0.05) value *= 0.85;
+  if (series.noise == Noise::kDrift) value *= 1 - 0.0003 * i;
+  if (bad) value *= 0.92;
+  if (series.change >= 0 && i >= series.change) value *= 1 - series.step;
+  return value;
+}
+
+Series generate(Noise noise, double step, std::mt19937_64& random) {
   std::uniform_int_distribution<int> where(20, 40);
   Series series;
+  series.noise = noise;
+  series.step = step;
   series.change = step > 0 ? where(random) : -1;
   double previous = 0;
   for (int i = 0; i < kLength; ++i) {
-    double e = normal(random);
-    switch (noise) {
-      case Noise::kHeavyTailed:
-        e = heavy(random) / std::sqrt(3.0);  // unit variance
-        break;
-      case Noise::kAutocorrelated:
-        e = 0.5 * previous + std::sqrt(1 - 0.25) * e;  // unit marginal variance
-        previous = e;
-        break;
-      default:
-        break;
-    }
-    double value = kLevel * (1 + kNoise * e);
-    if (noise == Noise::kOutliers && uniform(random) < 0.05) value *= 0.85;
-    if (noise == Noise::kDrift) value *= 1 - 0.0003 * i;
-    if (noise == Noise::kBadNode && i % 4 == 3) value *= 0.92;
-    if (series.change >= 0 && i >= series.change) value *= 1 - step;
-    series.values.push_back(value);
+    const double e = noiseAt(noise, random, previous);
+    const bool bad = noise == Noise::kBadNode && i % 4 == 3;
+    series.badNode.push_back(bad);
+    series.values.push_back(valueAt(series, i, e, bad, random));
   }
   return series;
 }
@@ -93,7 +114,7 @@ struct Alarm {
   int at;
   int placed;
 };
-using Detector = std::function<std::vector<Alarm>(const std::vector<double>&)>;
+using Detector = std::function<std::vector<Alarm>(const Series&, std::mt19937_64&)>;
 
 std::vector<Alarm> changePoints(const std::vector<double>& values) {
   std::vector<Alarm> alarms;
@@ -110,6 +131,64 @@ std::vector<Alarm> changePoints(const std::vector<double>& values) {
       alarms.push_back({t, index});
     }
   }
+  return alarms;
+}
+
+/// The operator's own path (benchmark/series.h, confirmation.h): each trial a point of a
+/// BenchmarkSeries, judged (change points, screening), and a Suspect one confirmed by reruns on
+/// its node and on another, drawn from the same process at that trial (a rerun on the bad node
+/// is slow again, one elsewhere is not; the autocorrelated process starts afresh); an alarm is a
+/// confirmed Regressed, placed at the suspect trial. A slow node (NodeSuspect) is no alarm.
+std::vector<Alarm> confirmed(const Series& series, std::mt19937_64& random) {
+  namespace b = hetbench::benchmark;
+  const b::SeriesSpec spec{{}, "effective_throughput"};
+  const auto start = std::chrono::system_clock::time_point(std::chrono::hours(500000));
+  b::SeriesStatus status;
+  std::vector<Alarm> alarms;
+  for (int t = 0; t < kLength; ++t) {
+    b::SeriesPoint point;
+    point.time = start + std::chrono::hours(t);
+    point.run = point.runUid = "r" + std::to_string(t);
+    point.value = series.values[t];
+    point.verdict = "Pass";
+    point.nodes = {series.badNode[t] ? "bad" : "node-" + std::to_string(t % 4)};
+    b::addSeriesPoint(status.points, point);
+    if (t < kFirstJudged) continue;
+    b::judgeSeries(spec, status);
+    std::optional<b::SeriesConfirmation> c =
+        b::startConfirmation("s", spec, status, b::Confirm{}, point.time);
+    if (c) {
+      while (c->state == b::reason::kConfirming) {
+        for (b::Rerun& rerun : c->reruns) {
+          if (rerun.done) continue;
+          double fresh = 0;
+          const bool same = rerun.placement == b::kSameNodes;
+          rerun.value = valueAt(series, t, noiseAt(series.noise, random, fresh),
+                                same && series.badNode[t], random);
+          rerun.done = true;
+        }
+        b::advanceConfirmation("s", spec, *c, point.time);
+      }
+      if (c->state == b::reason::kRegressed) alarms.push_back({t, t});
+      status.confirmation = c;
+    }
+    b::settleSeriesState(status);
+  }
+  return alarms;
+}
+
+/// What the operator raises on a series with confirmation: a confirmed Regressed, and a change
+/// point for the worse (a ChangePoint Warning), whichever comes first for a step.
+std::vector<Alarm> operatorAlarms(const Series& series, std::mt19937_64& random) {
+  std::vector<Alarm> alarms = confirmed(series, random);
+  for (const Alarm& a : changePoints(series.values)) {
+    const bool known = std::any_of(alarms.begin(), alarms.end(), [&](const Alarm& b) {
+      return std::abs(a.placed - b.placed) <= kTolerance;
+    });
+    if (!known) alarms.push_back(a);
+  }
+  std::sort(alarms.begin(), alarms.end(),
+            [](const Alarm& a, const Alarm& b) { return a.at < b.at; });
   return alarms;
 }
 
@@ -185,8 +264,16 @@ void score(const Series& series, const std::vector<Alarm>& alarms, Score& out) {
 int main(int argc, char** argv) {
   const int perCase = argc > 1 ? std::atoi(argv[1]) : 200;
   const std::vector<double> steps = {0, 0.01, 0.02, 0.03, 0.05, 0.10, 0.20};
+  const auto onValues = [](std::vector<Alarm> (*detect)(const std::vector<double>&)) {
+    return Detector(
+        [detect](const Series& series, std::mt19937_64&) { return detect(series.values); });
+  };
   const std::vector<std::pair<const char*, Detector>> detectors = {
-      {"change points", changePoints}, {"median band 5%", medianBand}, {"z-score 3", zScore}};
+      {"operator", operatorAlarms},
+      {"confirmed", confirmed},
+      {"change points", onValues(changePoints)},
+      {"median band 5%", onValues(medianBand)},
+      {"z-score 3", onValues(zScore)}};
   std::printf("%d series of %d trials per case, noise %.0f%% of the level; a step at trial 20-40\n",
               perCase, kLength, kNoise * 100);
   std::printf("%-26s %-15s %7s %7s %7s %7s %7s %7s %8s %10s\n", "noise", "detector", "1%", "2%",
@@ -197,11 +284,12 @@ int main(int argc, char** argv) {
                             Noise::kOutliers, Noise::kDrift, Noise::kBadNode}) {
     for (const auto& [name, detect] : detectors) {
       std::mt19937_64 random(20261126);  // the same series for every detector
+      std::mt19937_64 reruns(42);
       std::vector<Score> byStep(steps.size());
       for (std::size_t s = 0; s < steps.size(); ++s) {
         for (int i = 0; i < perCase; ++i) {
           const Series series = generate(noise, steps[s], random);
-          score(series, detect(series.values), byStep[s]);
+          score(series, detect(series, reruns), byStep[s]);
         }
       }
       Score all;

@@ -98,6 +98,20 @@ TEST(CompareSamples, Table) {
   EXPECT_NEAR(slow.change, 901.5 / 1000.0 - 1, 0.005);
   EXPECT_NEAR(slow.mannWhitney, 2.0 / 231, 1e-12);
   EXPECT_NEAR(slow.kolmogorovSmirnov, 2.0 / 231, 1e-12);
+  // Same is shown, not assumed: against a baseline with 1% noise, two values 1.25% below could
+  // still be 2% below (the bound of their median's error is 1.5%); four values 0.5% below are not.
+  std::vector<double> noisy;
+  for (int i = 0; i < 20; ++i) noisy.push_back(1000 + 10 * std::sin(i * 2.3));
+  EXPECT_EQ(compareSamples(noisy, std::vector<double>{985, 990}).verdict, Comparison::kUndecided);
+  EXPECT_EQ(compareSamples(noisy, std::vector<double>{994, 996, 995, 995}).verdict,
+            Comparison::kSame);
+  // Either test can show a difference: four values well below and one at the top, which the
+  // Kolmogorov-Smirnov test sees (p 0.0053) and the Mann-Whitney U test does not (p 0.035).
+  const SampleComparison split =
+      compareSamples(stable, std::vector<double>{960, 961, 962, 963, 1002.9});
+  EXPECT_NEAR(split.kolmogorovSmirnov, 0.0053, 1e-4);
+  EXPECT_NEAR(split.mannWhitney, 0.0351, 1e-4);
+  EXPECT_EQ(split.verdict, Comparison::kDifferent);
   // A stricter p needs more reruns.
   EXPECT_EQ(compareSamples(stable, std::vector<double>{900, 903}, {.maxPValue = 0.001}).verdict,
             Comparison::kUndecided);

@@ -163,7 +163,7 @@ void advanceConfirmation(const std::string& seriesName, const SeriesSpec& spec,
     if (exhausted(kOtherNodes)) {
       end(c, reason::kInconclusive,
           "slow on its nodes, undecided on others after " + std::to_string(c.maxReruns) +
-              " rerun(s) (or none ran there): " + message,
+              " rerun(s): " + message,
           now);
       return;
     }

@@ -197,7 +197,7 @@ common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::stri
   if (!written.isOk()) return written.status();
   series = std::move(written).value();
   spdlog::info("series {}/{}: rerun {} gave {}, confirmation {}", ns, label->second, rerun.ref.name,
-               record->value ? std::to_string(*record->value) : "no value", confirmation.state);
+               gave, confirmation.state);
   if (confirmation.state != benchmark::reason::kConfirming) {
     noteConfirmation(ns, series, confirmation);
   }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "hetbench/results/change_points.h"
 #include "hetbench/results/noise.h"
+#include "hetbench/results/reference.h"
 
 namespace hetbench::results {
 namespace {
@@ -83,15 +85,22 @@ SampleComparison compareSamples(std::span<const double> baseline, std::span<cons
                                 const ComparisonOptions& options) {
   SampleComparison out;
   if (baseline.empty() || sample.empty()) return out;
-  const double before = noiseOf(baseline).median;
+  const NoiseModel before = noiseOf(baseline);
   const double after = noiseOf(sample).median;
-  out.change = before != 0 ? after / before - 1 : 0;
+  if (before.median == 0) return out;
+  out.change = after / before.median - 1;
   out.mannWhitney = mannWhitneyPValue(baseline, sample);
   out.kolmogorovSmirnov = kolmogorovSmirnovPValue(baseline, sample);
-  const bool large = std::abs(out.change) >= options.minChange;
-  if (large && out.mannWhitney <= options.maxPValue && out.kolmogorovSmirnov <= options.maxPValue) {
+  // The median of k values varies about 1.2533 / sqrt(k) times the noise (normal noise); its
+  // one-sided 95% bound, with the baseline's noise estimated from its own size.
+  const double margin = studentT95(static_cast<std::int64_t>(baseline.size()) - 1) * 1.2533 *
+                        before.scale / std::sqrt(static_cast<double>(sample.size())) /
+                        std::abs(before.median);
+  if (std::abs(out.change) >= options.minChange &&
+      std::min(out.mannWhitney, out.kolmogorovSmirnov) <= options.maxPValue) {
     out.verdict = Comparison::kDifferent;
-  } else if (!large && sample.size() >= options.minSame) {
+  } else if (sample.size() >= options.minSame &&
+             std::abs(out.change) + margin < options.minChange) {
     out.verdict = Comparison::kSame;
   }
   return out;

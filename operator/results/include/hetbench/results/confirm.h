@@ -17,9 +17,11 @@ enum class Comparison { kUndecided, kSame, kDifferent };
 std::string toString(Comparison comparison);
 
 struct ComparisonOptions {
-  /// Different needs both tests at or below this.
+  /// Different needs one of the two tests at or below this (so at most twice this, by
+  /// Bonferroni, for samples of one distribution).
   double maxPValue = 0.01;
-  /// ... and the medians at least this fraction apart; Same, less than this apart.
+  /// ... and the medians at least this fraction apart; Same, the medians shown less than this
+  /// apart.
   double minChange = 0.02;
   /// Same needs at least this many values in the sample.
   std::size_t minSame = 2;
@@ -38,18 +40,15 @@ struct SampleComparison {
 };
 
 /// `sample` (a suspect trial and its reruns) against `baseline` (the configuration's stable
-/// trials; neither empty): Different when the Mann-Whitney U and the Kolmogorov-Smirnov tests
-/// both give at most maxPValue and the medians differ by minChange or more; Same when the
-/// medians differ by less than minChange and the sample has minSame values or more (a change too
-/// small to matter, however significant: equivalence within the practical minimum); else
-/// Undecided (one more rerun may decide).
+/// trials; neither empty): Different when the medians differ by minChange or more and the
+/// Mann-Whitney U test (a shift) or the Kolmogorov-Smirnov test (any difference of the
+/// distributions) gives at most maxPValue; Same when the sample has minSame values or more and
+/// the medians are shown closer than minChange: the change plus the one-sided 95% bound of the
+/// sample median's error (from the baseline's noise, Student's t for its size) stays under it,
+/// an equivalence test; else Undecided (one more rerun may decide).
 SampleComparison compareSamples(std::span<const double> baseline, std::span<const double> sample,
                                 const ComparisonOptions& options = {});
 
-/// The two-sample Kolmogorov-Smirnov test: the probability, were both samples drawn from one
-/// distribution, of a largest distance between their empirical distribution functions at least
-/// the observed one; exact (the lattice paths of the two samples' merged order) for any sizes,
-/// as ties are rare in measured throughputs. 1 when either is empty.
 double kolmogorovSmirnovPValue(std::span<const double> a, std::span<const double> b);
 
 }  // namespace hetbench::results
