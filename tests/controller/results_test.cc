@@ -93,7 +93,8 @@ TEST_F(OperatorTest, ThroughputBelowTheBandIsRegressed) {
 
 // Verifies the history of a configuration: every judged trial becomes a point of the
 // BenchmarkSeries of its configuration, which outlives the run (deleted here, as a schedule's
-// history limit deletes it), and a later run of the same configuration continues it.
+// history limit deletes it), and a later run of the same configuration continues it; a change
+// of the series' spec (an accepted change) is judged at once.
 TEST_F(OperatorTest, JudgedTrialsOutliveTheirRunsInTheSeriesOfTheirConfiguration) {
   ASSERT_TRUE(testing_support::installCrd(
       *client_, std::string(HETBENCH_CRDS_DIR) + "/benchmarkseries.yaml", kBenchmarkSeries));
@@ -122,6 +123,19 @@ TEST_F(OperatorTest, JudgedTrialsOutliveTheirRunsInTheSeriesOfTheirConfiguration
   EXPECT_DOUBLE_EQ(series["status"]["points"][1]["value"].get<double>(), 90.0);
   EXPECT_EQ(series["status"]["state"], "InsufficientHistory");
   EXPECT_DOUBLE_EQ(series["status"]["latest"].get<double>(), 90.0);
+
+  // A user accepts everything so far: the operator judges the series again at once, with no
+  // trial left to judge (both kept).
+  json accepted = series;
+  accepted["spec"]["acceptedAfter"] = series["status"]["points"][1]["time"];
+  ASSERT_TRUE(client_->update(kBenchmarkSeries, "default", accepted).isOk());
+  json after;
+  EXPECT_TRUE(eventually([&] {
+    after = client_->list(kBenchmarkSeries, "default", {}).value().items[0]["status"];
+    return !after.contains("latest");
+  })) << after.dump(2);
+  EXPECT_FALSE(after.contains("state"));
+  EXPECT_EQ(after["points"].size(), 2u);
 }
 
 // Verifies that a trial whose GPU was held down by heat while it was measured is Invalid, not

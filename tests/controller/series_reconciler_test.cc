@@ -459,5 +459,27 @@ TEST_F(SeriesReconcilerTest, ANoisyButUnchangedWorkloadRaisesNoAlarmOverThirtyRu
   EXPECT_GT(reruns, 0);
 }
 
+// Verifies that an accepted change (spec.acceptedAfter) is applied when the spec changes, not at
+// the next trial: the series is judged again on the points after it, and written only when that
+// changes its status.
+TEST_F(SeriesReconcilerTest, AnAcceptedChangeIsJudgedWhenTheSpecChanges) {
+  suspectAfterTenRuns(900, nullptr);
+  EXPECT_EQ(series(1).state, "Suspect");
+  json object = client_.objects(kBenchmarkSeries).at(0);
+  const std::string name = object["metadata"]["name"];
+  EXPECT_EQ(SeriesReconciler::seriesKey(object), "series/lab/" + name);
+  object["spec"]["acceptedAfter"] = common::formatRfc3339(kStart + hours(9));
+  ASSERT_TRUE(client_.update(kBenchmarkSeries, "lab", object).isOk());
+  ASSERT_TRUE(reconciler_.rejudge("lab", name).isOk());
+  const benchmark::SeriesStatus status = series(1);
+  EXPECT_EQ(status.state, "InsufficientHistory");  // one point after it
+  EXPECT_EQ(status.latest, 900);
+  EXPECT_EQ(status.points.size(), 11u);  // kept, not judged
+  const int writes = client_.callCount("updateStatus");
+  ASSERT_TRUE(reconciler_.rejudge("lab", name).isOk());
+  EXPECT_EQ(client_.callCount("updateStatus"), writes);
+  EXPECT_TRUE(reconciler_.rejudge("lab", "gone").isOk());
+}
+
 }  // namespace
 }  // namespace hetbench::controller::testing

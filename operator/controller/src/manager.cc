@@ -4,6 +4,7 @@
 
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/run.h"
+#include "hetbench/common/json_fields.h"
 
 namespace hetbench::controller {
 namespace {
@@ -175,11 +176,19 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
     case Watched::kSchedules:
       enqueue = [this](const json& o) { enqueueSchedule(o); };
       break;
-    case Watched::kSeries:
-      // No queue hears of a series (the series controller works from the runs): its changes
-      // go to the series metrics alone.
+    case Watched::kSeries: {
+      // The series controller works from the runs; of a series it hears only that its spec
+      // changed (spec.acceptedAfter), to judge it again. Every change feeds the series metrics.
       informer->addHandlers(options_.seriesHandlers);
+      kube::InformerHandlers specChanges;
+      specChanges.onUpdate = [this](const json& old, const json& now) {
+        if (common::member(old, "spec") != common::member(now, "spec")) {
+          seriesQueue_->add(SeriesReconciler::seriesKey(now));
+        }
+      };
+      informer->addHandlers(std::move(specChanges));
       return informer;
+    }
   }
   kube::InformerHandlers handlers;
   handlers.onAdd = enqueue;
@@ -307,6 +316,11 @@ void Manager::housekeeping() {
       workers_.emplace_back([this] {
         work(*seriesQueue_, metrics::kSeriesController,
              [this](const std::string& ns, const std::string& name) {
+               // A run's key is "NS/NAME"; a series' is "series/NS/NAME" (seriesKey).
+               const std::size_t slash = name.find('/');
+               if (ns == "series" && slash != std::string::npos) {
+                 return seriesReconciler_->rejudge(name.substr(0, slash), name.substr(slash + 1));
+               }
                return seriesReconciler_->reconcile(ns, name);
              });
       });

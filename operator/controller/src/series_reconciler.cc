@@ -138,6 +138,34 @@ void SeriesReconciler::noteConfirmation(const std::string& ns, const json& serie
   }
 }
 
+std::string SeriesReconciler::seriesKey(const json& series) {
+  const json& meta = common::member(series, "metadata");
+  return "series/" + common::stringMember(meta, "namespace") + "/" +
+         common::stringMember(meta, "name");
+}
+
+common::Result<ReconcileResult> SeriesReconciler::rejudge(const std::string& ns,
+                                                          const std::string& name) {
+  common::Result<json> current = client_.get(kBenchmarkSeries, ns, name);
+  if (!current.isOk()) {
+    return current.status().isNotFound() ? common::Result<ReconcileResult>(ReconcileResult{})
+                                         : common::Result<ReconcileResult>(current.status());
+  }
+  json series = std::move(current).value();
+  benchmark::Series read = benchmark::readSeries(series);
+  const json before = benchmark::toJson(read.status);
+  benchmark::judgeSeries(read.spec, read.status, options_);
+  benchmark::settleSeriesState(read.status);
+  json after = benchmark::toJson(read.status);
+  if (after == before) return ReconcileResult{};
+  series["status"] = std::move(after);
+  common::Result<json> written = client_.updateStatus(kBenchmarkSeries, ns, series);
+  if (!written.isOk()) return written.status();
+  spdlog::info("series {}/{}: judged again for its spec, state {}", ns, name,
+               read.status.state.empty() ? "none" : read.status.state);
+  return ReconcileResult{};
+}
+
 common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::string& ns,
                                                                  const benchmark::Run& rerun) {
   const auto label = rerun.labels.find(std::string(benchmark::kSeriesLabel));

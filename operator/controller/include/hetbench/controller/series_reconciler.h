@@ -44,6 +44,14 @@ class SeriesReconciler {
   /// its series' confirmation.
   common::Result<ReconcileResult> reconcile(const std::string& ns, const std::string& name);
 
+  /// Judges series `ns/name` again as its spec now says (a user set spec.acceptedAfter) and
+  /// writes its status when that changes it; nothing for a series that is gone.
+  common::Result<ReconcileResult> rejudge(const std::string& ns, const std::string& name);
+
+  /// The series controller's work-queue key of a series whose spec changed: "series/NS/NAME",
+  /// which no run's "NS/NAME" can be (names hold no slash).
+  static std::string seriesKey(const nlohmann::json& series);
+
  private:
   common::Result<ReconcileResult> reconcileRerun(const std::string& ns,
                                                  const benchmark::Run& rerun);
