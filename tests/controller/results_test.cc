@@ -189,13 +189,18 @@ TEST_F(OperatorTest, BadPatternIsNotAccepted) {
 }
 
 /// A run of the confirmation tests: 1000 + `wobble` samples per 10 s epoch, 10% fewer on a slow
-/// node. The pod that finds `flags`/slow-next makes its node slow; slow-all makes every node slow.
+/// node. The pod that finds `flags`/slow-next makes its node slow; slow-all makes every node slow;
+/// with `flags`/noisy each pod adds noise of its own (a sum of four uniform draws from
+/// /dev/urandom, near normal, 1% of the level), as reruns of a real workload would.
 json nodeRun(const std::filesystem::path& flags, int wobble) {
   const std::string f = flags.string();
-  const std::string script =
-      "S=$((1000 + " + std::to_string(wobble) + ")); if [ -e " + f + "/slow-next ]; then mv " + f +
-      "/slow-next " + f + "/slow-$NODE; fi; if [ -e " + f + "/slow-$NODE ] || [ -e " + f +
-      "/slow-all ]; then S=$((S * 9 / 10)); fi; " + trainingScript(3, "'$S'", 10);
+  const std::string script = "S=$((1000 + " + std::to_string(wobble) + ")); if [ -e " + f +
+                             "/slow-next ]; then mv " + f + "/slow-next " + f +
+                             "/slow-$NODE; fi; if [ -e " + f + "/slow-$NODE ] || [ -e " + f +
+                             "/slow-all ]; then S=$((S * 9 / 10)); fi; if [ -e " + f +
+                             "/noisy ]; then set -- $(od -An -N8 -tu2 /dev/urandom); "
+                             "S=$((S + ($1 + $2 + $3 + $4 - 131070) * 10 / 37837)); fi; " +
+                             trainingScript(3, "'$S'", 10);
   json spec = referenced(scriptSpec(script), 100);
   spec["workload"]["nodeSelector"] = {{"hetbench.io/system", "lab-cpu"}};
   spec["workload"]["env"] = {
@@ -304,6 +309,26 @@ TEST_F(ConfirmationTest, ASlowdownEverywhereIsAConfirmedRegressionAndAChangePoin
   EXPECT_EQ(later["changes"][0]["run"], "run-10");
   EXPECT_NEAR(later["changes"][0]["magnitude"].get<double>(), -0.1, 0.002);
   EXPECT_EQ(later["state"], "WithinNoise");  // the new level is the baseline now
+}
+
+// Verifies, end to end, that noise alone raises no alarm: 30 runs of a workload whose every pod,
+// reruns included, draws 1% noise of its own end with no Regressed or NodeSuspect verdict, no
+// confirmation left running and no change point.
+TEST_F(ConfirmationTest, ANoisyButUnchangedWorkloadRaisesNoAlarmOverThirtyRuns) {
+  flag("noisy");
+  runs(0, 29);
+  json status;
+  EXPECT_TRUE(eventually([&] {
+    const json s = series();
+    status = s.is_null() ? json() : s.value("status", json::object());
+    return status.value("pointCount", 0) == 30 &&
+           status.value("/confirmation/state"_json_pointer, "") != "Confirming";
+  })) << status.dump(2);
+  EXPECT_TRUE(status["changes"].empty()) << status.dump(2);
+  const std::string state = status.value("state", "");
+  EXPECT_TRUE(state == "WithinNoise" || state == "NotConfirmed") << status.dump(2);
+  const std::string confirmation = status.value("/confirmation/state"_json_pointer, "");
+  EXPECT_TRUE(confirmation.empty() || confirmation == "NotConfirmed") << status.dump(2);
 }
 
 }  // namespace
