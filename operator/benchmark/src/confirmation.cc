@@ -154,8 +154,7 @@ void advanceConfirmation(const std::string& seriesName, const SeriesSpec& spec,
     }
     if (otherUnavailable) {
       end(c, reason::kRegressed,
-          "confirmed: " + message +
-              "; a rerun on other nodes gave no value, so a slow node is "
+          "confirmed: " + message + "; a rerun on other nodes gave no value, so a slow node is " +
               "not ruled out",
           now);
       return;
