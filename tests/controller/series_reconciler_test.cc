@@ -395,9 +395,29 @@ TEST_F(SeriesReconcilerTest, ASuspectTheRerunsDoNotRepeatIsNotConfirmed) {
   const benchmark::SeriesStatus status = series(1);
   EXPECT_EQ(status.state, "NotConfirmed");
   EXPECT_EQ(events_.events().back().type, kube::EventType::kNormal);
+  // The rerun still under way is not needed any more: suspended, so that it frees its GPUs.
+  json pending = client_.get(kBenchmarkRuns, "lab", name + "-c1-o2").value();
+  EXPECT_EQ(pending["spec"].value("suspend", false), true);
+  EXPECT_EQ(
+      client_.get(kBenchmarkRuns, "lab", name + "-c1-s2").value()["spec"].value("suspend", false),
+      false);  // ended: left alone
   // A rerun that ends after the verdict changes nothing.
   finishRerun(name + "-c1-o2", 1000, "gpu-3");
   EXPECT_EQ(series(1).confirmation->state, "NotConfirmed");
+}
+
+TEST_F(SeriesReconcilerTest, ARerunNoConfirmationWaitsForIsSuspendedWhenItIsSeen) {
+  suspectAfterTenRuns(900);
+  const std::string name = client_.objects(kBenchmarkSeries).at(0)["metadata"]["name"];
+  // The series' confirmation is gone (edited by hand): a rerun that shows up is stopped.
+  json object = client_.objects(kBenchmarkSeries).at(0);
+  object["status"].erase("confirmation");
+  ASSERT_TRUE(client_.updateStatus(kBenchmarkSeries, "lab", object).isOk());
+  reconcile(name + "-c1-s1");
+  EXPECT_EQ(client_.get(kBenchmarkRuns, "lab", name + "-c1-s1").value()["spec"]["suspend"], true);
+  const int writes = client_.callCount("update");
+  reconcile(name + "-c1-s1");  // suspended already: nothing more
+  EXPECT_EQ(client_.callCount("update"), writes);
 }
 
 TEST_F(SeriesReconcilerTest, RerunsAreCappedAndAFailedOneOnOtherNodesLeavesTheSameNodesToDecide) {

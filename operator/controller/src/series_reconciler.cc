@@ -179,13 +179,17 @@ common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::stri
   benchmark::Series read = benchmark::readSeries(series);
   const benchmark::SeriesSpec& spec = read.spec;
   benchmark::SeriesStatus& status = read.status;
-  if (!status.confirmation || status.confirmation->state != benchmark::reason::kConfirming) {
+  const bool confirming =
+      status.confirmation && status.confirmation->state == benchmark::reason::kConfirming;
+  if (!confirming) {
+    HETBENCH_RETURN_IF_ERROR(stopRerun(ns, rerun));
     return ReconcileResult{};
   }
   benchmark::SeriesConfirmation& confirmation = *status.confirmation;
   const auto record =
       std::find_if(confirmation.reruns.begin(), confirmation.reruns.end(),
                    [&](const benchmark::Rerun& r) { return r.name == rerun.ref.name; });
+  if (record == confirmation.reruns.end()) HETBENCH_RETURN_IF_ERROR(stopRerun(ns, rerun));
   if (record == confirmation.reruns.end() || record->done) {
     HETBENCH_RETURN_IF_ERROR(createReruns(ns, series, confirmation));
     return ReconcileResult{};
@@ -228,9 +232,30 @@ common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::stri
                gave, confirmation.state);
   if (confirmation.state != benchmark::reason::kConfirming) {
     noteConfirmation(ns, series, confirmation);
+    // The verdict is in: reruns still under way would hold accelerators for nothing.
+    for (const benchmark::Rerun& r : confirmation.reruns) {
+      if (r.done) continue;
+      if (const std::optional<json> object = cache_.run(ns, r.name)) {
+        HETBENCH_RETURN_IF_ERROR(stopRerun(ns, benchmark::readRun(*object)));
+      }
+    }
   }
   HETBENCH_RETURN_IF_ERROR(createReruns(ns, series, confirmation));
   return ReconcileResult{};
+}
+
+common::Status SeriesReconciler::stopRerun(const std::string& ns, const benchmark::Run& rerun) {
+  const std::string& phase = rerun.status.phase;
+  if (rerun.suspended() || phase == "Succeeded" || phase == "Failed" || phase == "Cancelled") {
+    return {};
+  }
+  std::optional<json> object = cache_.run(ns, rerun.ref.name);
+  if (!object) return {};
+  (*object)["spec"]["suspend"] = true;
+  const common::Result<json> updated = client_.update(kBenchmarkRuns, ns, *object);
+  if (!updated.isOk() && !updated.status().isNotFound()) return updated.status();
+  spdlog::info("series: rerun {}/{} is no longer needed: suspended", ns, rerun.ref.name);
+  return {};
 }
 
 bool SeriesReconciler::served() {

@@ -34,7 +34,8 @@ inline const kube::GroupVersionResource kBenchmarkSeries{"hetbench.io", "v1alpha
 /// BenchmarkRuns owned by the series; a rerun's trial is not a point of the history but a value
 /// of the confirmation, which each ended rerun advances (more reruns, or a verdict). Events on
 /// the series and on the suspect trial's run: Confirming when it starts, then Regressed,
-/// NodeSuspect (naming the nodes), NotConfirmed or Inconclusive.
+/// NodeSuspect (naming the nodes), NotConfirmed or Inconclusive; reruns still under way when the
+/// verdict comes are suspended, so that they free their accelerators.
 class SeriesReconciler {
  public:
   SeriesReconciler(kube::KubeClient& client, const RunCache& cache, const common::Clock& clock,
@@ -55,6 +56,9 @@ class SeriesReconciler {
  private:
   common::Result<ReconcileResult> reconcileRerun(const std::string& ns,
                                                  const benchmark::Run& rerun);
+  /// Suspends (cancels) a rerun that no running confirmation waits for any longer, unless it has
+  /// ended or is suspended already.
+  common::Status stopRerun(const std::string& ns, const benchmark::Run& rerun);
   /// Creates the reruns of the series' running confirmation that do not exist yet.
   common::Status createReruns(const std::string& ns, const nlohmann::json& series,
                               const benchmark::SeriesConfirmation& confirmation);
