@@ -144,14 +144,19 @@ std::string SeriesReconciler::seriesKey(const json& series) {
          common::stringMember(meta, "name");
 }
 
+common::Result<std::optional<json>> SeriesReconciler::existingSeries(const std::string& ns,
+                                                                     const std::string& name) {
+  common::Result<json> current = client_.get(kBenchmarkSeries, ns, name);
+  if (current.isOk()) return std::optional<json>(std::move(current).value());
+  if (current.status().isNotFound()) return std::optional<json>();
+  return current.status();
+}
+
 common::Result<ReconcileResult> SeriesReconciler::rejudge(const std::string& ns,
                                                           const std::string& name) {
-  common::Result<json> current = client_.get(kBenchmarkSeries, ns, name);
-  if (!current.isOk()) {
-    return current.status().isNotFound() ? common::Result<ReconcileResult>(ReconcileResult{})
-                                         : common::Result<ReconcileResult>(current.status());
-  }
-  json series = std::move(current).value();
+  HETBENCH_ASSIGN_OR_RETURN(std::optional<json> found, existingSeries(ns, name));
+  if (!found) return ReconcileResult{};
+  json series = std::move(*found);
   benchmark::Series read = benchmark::readSeries(series);
   const json before = benchmark::toJson(read.status);
   benchmark::judgeSeries(read.spec, read.status, options_);
@@ -170,12 +175,9 @@ common::Result<ReconcileResult> SeriesReconciler::reconcileRerun(const std::stri
                                                                  const benchmark::Run& rerun) {
   const auto label = rerun.labels.find(std::string(benchmark::kSeriesLabel));
   if (label == rerun.labels.end() || !served()) return ReconcileResult{};
-  common::Result<json> current = client_.get(kBenchmarkSeries, ns, label->second);
-  if (!current.isOk()) {
-    return current.status().isNotFound() ? common::Result<ReconcileResult>(ReconcileResult{})
-                                         : common::Result<ReconcileResult>(current.status());
-  }
-  json series = std::move(current).value();
+  HETBENCH_ASSIGN_OR_RETURN(std::optional<json> found, existingSeries(ns, label->second));
+  if (!found) return ReconcileResult{};
+  json series = std::move(*found);
   benchmark::Series read = benchmark::readSeries(series);
   const benchmark::SeriesSpec& spec = read.spec;
   benchmark::SeriesStatus& status = read.status;

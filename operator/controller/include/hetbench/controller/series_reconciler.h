@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ class SeriesReconciler {
  private:
   common::Result<ReconcileResult> reconcileRerun(const std::string& ns,
                                                  const benchmark::Run& rerun);
+  /// Series `ns/name`, or none when it is gone.
+  common::Result<std::optional<nlohmann::json>> existingSeries(const std::string& ns,
+                                                               const std::string& name);
   /// Suspends (cancels) a rerun that no running confirmation waits for any longer, unless it has
   /// ended or is suspended already.
   common::Status stopRerun(const std::string& ns, const benchmark::Run& rerun);
