@@ -215,6 +215,8 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
   if ((*pod)["spec"].value("schedulerName", "default-scheduler") != "default-scheduler") {
     return std::nullopt;
   }
+  const json& gates = (*pod)["spec"].value("schedulingGates", json::array());
+  const bool gated = gates.is_array() && !gates.empty();
   auto [nodes, nodesRv] = api_.store().list("/nodes", "");
   auto [pods, podsRv] = api_.store().list("/pods", "");
   (void)nodesRv;
@@ -228,7 +230,10 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
   }
   std::vector<std::vector<std::string>> misfits;
   std::string chosen;
+  // A gated pod is not tried at all (PreEnqueue): it waits, with its own condition, until the
+  // last gate goes, which changes its spec and brings it back here.
   for (const json& node : nodes) {
+    if (gated) break;
     const std::string name = node["metadata"].value("name", "");
     std::vector<std::string> reasons = nodeMisfits(*pod, node, used[name]);
     if (reasons.empty()) {
@@ -272,9 +277,17 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
             !(*current)["spec"].value("nodeName", "").empty()) {
           return current;
         }
-        unschedulable = chosen.empty();
+        unschedulable = chosen.empty() && !gated;
         json next = *current;
-        if (!chosen.empty()) {
+        if (gated) {
+          setCondition(next,
+                       {{"type", "PodScheduled"},
+                        {"status", "False"},
+                        {"lastProbeTime", nullptr},
+                        {"lastTransitionTime", now},
+                        {"reason", "SchedulingGated"},
+                        {"message", "Scheduling is blocked due to non-empty scheduling gates"}});
+        } else if (!chosen.empty()) {
           next["spec"]["nodeName"] = chosen;
           setCondition(next, {{"type", "PodScheduled"},
                               {"status", "True"},
@@ -294,7 +307,7 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
     events_.record(source, objectReference(*pod), events::kWarning, events::kFailedScheduling,
                    unschedulableMessage(nodes.size(), misfits), events::kActionScheduling);
   }
-  if (chosen.empty()) return 5s;
+  if (chosen.empty() && !gated) return 5s;
   return std::nullopt;
 }
 

@@ -113,7 +113,31 @@ std::vector<common::StatusCause> validateJobUpdate(const json& job, const json& 
                                             "field is immutable"));
     }
   }
-  if (spec.value("template", json()) != was.value("template", json())) {
+  json template_ = spec.value("template", json());
+  json wasTemplate = was.value("template", json());
+  // The scheduling directives of a suspended Job that never started may change (what Kueue
+  // does when it admits a Job and when it gives it back to its queue).
+  const bool neverStarted = !old.value("status", json::object()).contains("startTime");
+  if (was.value("suspend", false) && neverStarted && template_.is_object() &&
+      wasTemplate.is_object()) {
+    for (json* t : {&template_, &wasTemplate}) {
+      json& meta = (*t)["metadata"];
+      if (meta.is_object()) {
+        meta.erase("labels");
+        meta.erase("annotations");
+      }
+      json& podSpec = (*t)["spec"];
+      if (podSpec.is_object()) {
+        for (const char* field : {"nodeSelector", "tolerations", "schedulingGates"})
+          podSpec.erase(field);
+        if (podSpec.contains("affinity") && podSpec["affinity"].is_object()) {
+          podSpec["affinity"].erase("nodeAffinity");
+          if (podSpec["affinity"].empty()) podSpec.erase("affinity");
+        }
+      }
+    }
+  }
+  if (template_ != wasTemplate) {
     causes.push_back(common::invalidCause("spec.template", spec.value("template", json()),
                                           "field is immutable"));
   }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <set>
 
 #include "server/api_error.h"
@@ -128,10 +129,43 @@ std::vector<common::StatusCause> validatePod(const json& pod) {
   return validatePodSpec(pod.value("spec", json::object()), "spec");
 }
 
+// Scheduling gates may only be removed; while a pod is gated, its node selector may gain
+// entries (what Kueue does when it admits a pod). Clears both from `a` and `b` when the update
+// keeps to that, for the comparison that follows.
+std::vector<common::StatusCause> checkGatedFields(json& a, json& b) {
+  const json gates = a.value("schedulingGates", json::array());
+  const json wasGates = b.value("schedulingGates", json::array());
+  for (const json& gate : gates) {
+    if (std::find(wasGates.begin(), wasGates.end(), gate) == wasGates.end()) {
+      return {common::forbiddenCause("spec.schedulingGates",
+                                     "only deletion is allowed, but found new scheduling gate '" +
+                                         gate.value("name", "") + "'")};
+    }
+  }
+  a.erase("schedulingGates");
+  b.erase("schedulingGates");
+  if (!wasGates.is_array() || wasGates.empty()) return {};
+  const json selector = a.value("nodeSelector", json::object());
+  const json wasSelector = b.value("nodeSelector", json::object());
+  for (const auto& [key, value] : wasSelector.items()) {
+    if (!selector.contains(key) || selector[key] != value) {
+      return {common::invalidCause("spec.nodeSelector", selector,
+                                   "only additions to spec.nodeSelector are allowed (no "
+                                   "mutations or deletions)")};
+    }
+  }
+  a.erase("nodeSelector");
+  b.erase("nodeSelector");
+  return {};
+}
+
 // Pods may change little after creation; the API server's message lists what may.
 std::vector<common::StatusCause> validatePodUpdate(const json& pod, const json& old) {
   json a = pod.value("spec", json::object());
   json b = old.value("spec", json::object());
+  if (std::vector<common::StatusCause> gated = checkGatedFields(a, b); !gated.empty()) {
+    return gated;
+  }
   for (json* spec : {&a, &b}) {
     for (const char* list : {"containers", "initContainers"}) {
       if (spec->contains(list) && (*spec)[list].is_array()) {

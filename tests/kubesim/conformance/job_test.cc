@@ -247,6 +247,35 @@ TEST(Job, SuspendAndResume) {
   EXPECT_EQ(conditionOf(job, "Suspended").value("message", ""), "Job resumed");
 }
 
+// Verifies the scheduling directives of a Job's pod template: mutable while the Job is suspended
+// and has never started (what Kueue sets when it admits a Job), immutable once it has started,
+// and the pods created after resuming carry what was set.
+TEST(Job, SchedulingDirectivesMutableWhileSuspendedAndNeverStarted) {
+  Harness h;
+  ASSERT_EQ(h.post(kJobs, makeJob("q", "true", {{"suspend", true}})).status, 201);
+  const std::string merge = "application/merge-patch+json";
+  const json flavor = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}};
+  json admit;
+  admit["spec"]["suspend"] = false;
+  admit["spec"]["template"]["metadata"]["labels"] = {{"kueue.x-k8s.io/podset", "main"}};
+  admit["spec"]["template"]["spec"]["nodeSelector"] = flavor;
+  admit["spec"]["template"]["spec"]["tolerations"] = {{{"key", "gpu"}, {"operator", "Exists"}}};
+  ASSERT_EQ(h.patch(kJobs + "/q", merge, admit).status, 200);
+  waitCondition(h, "q", "Complete");
+  const json pods = jobPods(h, "q");
+  ASSERT_EQ(pods.size(), 1u) << podSummary(h, "q");
+  EXPECT_EQ(pods[0]["spec"]["nodeSelector"], flavor);
+  EXPECT_EQ(pods[0]["spec"].value("nodeName", ""), "h100-1");
+  EXPECT_EQ(pods[0]["metadata"]["labels"].value("kueue.x-k8s.io/podset", ""), "main");
+
+  const Response started = h.patch(
+      kJobs + "/q", merge, {{"spec", {{"template", {{"spec", {{"nodeSelector", nullptr}}}}}}}});
+  EXPECT_EQ(started.status, 422);
+  EXPECT_NE(bodyJson(started).value("message", "").find("spec.template: Invalid value"),
+            std::string::npos)
+      << started.body;
+}
+
 // Verifies that ttlSecondsAfterFinished deletes the finished Job and, in the background, its
 // pods.
 TEST(Job, TtlAfterFinished) {

@@ -248,5 +248,54 @@ TEST(Scheduler, RequestsTakePrecedenceOverLimits) {
   EXPECT_EQ(nodeOf(h, "p"), "small");
 }
 
+// Verifies scheduling gates: a gated pod is not scheduled but says why (SchedulingGated); a gate
+// cannot be added, and while gated the node selector may only gain entries; once the last gate
+// goes, the pod is scheduled with the selector it gained (what Kueue does at admission).
+TEST(Scheduler, GatedPodWaitsUntilItsGatesAreRemoved) {
+  Harness h;
+  json pod = commandPod("gated", "true");
+  pod["spec"]["schedulingGates"] = {{{"name", "example.com/one"}}, {{"name", "example.com/two"}}};
+  pod["spec"]["nodeSelector"] = {{"kubernetes.io/os", "linux"}};
+  ASSERT_EQ(h.post(kPods, pod).status, 201);
+  const json waiting = unschedulable(h, "gated");
+  EXPECT_EQ(waiting.value("reason", ""), "SchedulingGated");
+  EXPECT_EQ(waiting.value("message", ""),
+            "Scheduling is blocked due to non-empty scheduling gates");
+  EXPECT_EQ(getPod(h, "gated")["spec"].value("nodeName", ""), "");
+
+  const std::string merge = "application/merge-patch+json";
+  const Response added =
+      h.patch(kPods + "/gated", merge,
+              {{"spec", {{"schedulingGates", {{{"name", "example.com/three"}}}}}}});
+  EXPECT_EQ(added.status, 422);
+  EXPECT_EQ(bodyJson(added).value("message", ""),
+            "Pod \"gated\" is invalid: spec.schedulingGates: Forbidden: only deletion is "
+            "allowed, but found new scheduling gate 'example.com/three'");
+  const Response changed = h.patch(
+      kPods + "/gated", merge, {{"spec", {{"nodeSelector", {{"kubernetes.io/os", "windows"}}}}}});
+  EXPECT_EQ(changed.status, 422);
+  const std::string message = bodyJson(changed).value("message", "");
+  EXPECT_EQ(message.rfind("Pod \"gated\" is invalid: spec.nodeSelector: Invalid value: ", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("only additions to spec.nodeSelector are allowed (no mutations or "
+                         "deletions)"),
+            std::string::npos)
+      << message;
+  ASSERT_EQ(h.patch(kPods + "/gated", merge,
+                    {{"spec", {{"schedulingGates", {{{"name", "example.com/two"}}}}}}})
+                .status,
+            200);
+  EXPECT_EQ(getPod(h, "gated")["spec"].value("nodeName", ""), "");
+  ASSERT_EQ(h.patch(kPods + "/gated", merge,
+                    {{"spec",
+                      {{"schedulingGates", nullptr},
+                       {"nodeSelector",
+                        {{"kubernetes.io/os", "linux"},
+                         {"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}}}}})
+                .status,
+            200);
+  EXPECT_EQ(nodeOf(h, "gated"), "h100-1");
+}
+
 }  // namespace
 }  // namespace hetbench::kubesim::testing
