@@ -12,6 +12,7 @@
 #include <iterator>
 #include <thread>
 
+#include "hetbench/benchmark/queue.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
 #include "hetbench/common/ids.h"
@@ -26,6 +27,7 @@
 #include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/metrics/series_metrics.h"
 
+namespace benchmark = hetbench::benchmark;
 namespace common = hetbench::common;
 namespace controller = hetbench::controller;
 namespace kube = hetbench::kube;
@@ -51,6 +53,7 @@ struct Flags {
   std::chrono::nanoseconds renewDeadline = std::chrono::seconds(10);
   std::chrono::nanoseconds retryPeriod = std::chrono::seconds(2);
   std::string logDir = "/var/lib/hetbench/logs";
+  std::string defaultQueueName;
   std::int64_t workers = 1;
   double qps = 20;
   std::int64_t burst = 30;
@@ -145,6 +148,9 @@ void addFlags(common::FlagSet& flags, Flags& f, bool& showVersion) {
   flags.addDuration("log-sweep-interval", &f.logSweepInterval,
                     "How often the leader measures --log-dir and deletes what the retention "
                     "and the bound say.");
+  flags.addString("default-queue-name", &f.defaultQueueName,
+                  "The Kueue LocalQueue that the workloads of runs naming no spec.queueName are "
+                  "submitted to (empty: none).");
   flags.addInt("max-concurrent-reconciles", &f.workers, "BenchmarkRuns reconciled at once.", 1, 64);
   flags.addDouble("kube-api-qps", &f.qps, "Steady rate of Kubernetes API requests.", 0.1, 10000);
   flags.addInt("kube-api-burst", &f.burst, "Burst of Kubernetes API requests.", 1, 100000);
@@ -220,6 +226,7 @@ controller::ManagerOptions managerOptions(const Flags& f, const kube::RestConfig
   options.leaderElection.renewDeadline = f.renewDeadline;
   options.leaderElection.retryPeriod = f.retryPeriod;
   options.reconciler.logDir = f.logDir;
+  options.reconciler.defaultQueueName = f.defaultQueueName;
   return options;
 }
 
@@ -346,6 +353,10 @@ int main(int argc, char** argv) {
   Addresses addresses;
   if (std::optional<int> code = parseCommandLine(argc, argv, f, addresses)) return *code;
   common::setupLogging(f.logging);
+  if (!f.defaultQueueName.empty() && !benchmark::isQueueName(f.defaultQueueName)) {
+    return fail("--default-queue-name " + f.defaultQueueName + ": must be " +
+                std::string(benchmark::kQueueNameRule));
+  }
   std::error_code ec;
   std::filesystem::create_directories(f.logDir, ec);
   if (ec) return fail("--log-dir " + f.logDir + ": " + ec.message());

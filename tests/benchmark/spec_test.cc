@@ -83,6 +83,8 @@ void expectSameSpec(const RunSpec& got, const RunSpec& want) {
   EXPECT_EQ(got.metrics, want.metrics);
   EXPECT_EQ(got.references, want.references);
   EXPECT_EQ(got.confirm, want.confirm);
+  EXPECT_EQ(got.queueName, want.queueName);
+  EXPECT_EQ(got.queueTimeout, want.queueTimeout);
 }
 
 RunSpec expected(const std::function<void(RunSpec&)>& edit) {
@@ -166,12 +168,19 @@ TEST(ParseRunSpec, Accepts) {
        expected([](RunSpec& s) {
          s.confirm = Confirm{5, false};
        })},
+      {"queue", with({{"queueName", "gpu-queue"}, {"queueTimeout", "30m"}}),
+       expected([](RunSpec& s) {
+         s.queueName = "gpu-queue";
+         s.queueTimeout = std::chrono::minutes(30);
+       })},
+      {"no queue, whatever the operator's default", with({{"queueName", ""}}),
+       expected([](RunSpec& s) { s.queueName = ""; })},
       {"nulls are absent",
        [] {
          json spec = minimal();
-         for (const char* key :
-              {"template", "matrix", "repetitions", "parallelism", "timeLimit", "startTimeout",
-               "suspend", "cleanup", "metrics", "references", "confirm"}) {
+         for (const char* key : {"template", "matrix", "repetitions", "parallelism", "timeLimit",
+                                 "startTimeout", "suspend", "cleanup", "metrics", "references",
+                                 "confirm", "queueName", "queueTimeout"}) {
            spec[key] = nullptr;
          }
          return spec;
@@ -445,6 +454,13 @@ TEST(ParseRunSpec, Rejects) {
          "Invalid value: 11: must be less than or equal to 10"},
         {"spec.confirm.otherNode", "FieldValueTypeInvalid",
          R"(Invalid value: "string": spec.confirm.otherNode in body must be of type boolean: "string")"}}},
+      {"queue name and timeout",
+       with({{"queueName", "GPU_queue"}, {"queueTimeout", "0s"}}),
+       {{"spec.queueName", "FieldValueInvalid",
+         R"(Invalid value: "GPU_queue": a LocalQueue's name: at most 63 lower case alphanumeric )"
+         R"(characters, '-' or '.', starting and ending with an alphanumeric character)"},
+        {"spec.queueTimeout", "FieldValueInvalid",
+         R"(Invalid value: "0s": must be greater than zero)"}}},
       {"confirm with a template",
        with({{"workload", nullptr},
              {"template",

@@ -45,6 +45,11 @@ TEST(ValidateRun, AcceptsAndRefusesWithFieldCauses) {
   badTrial["matrix"]["gpus"] = json::array({1, "many"});
   json badSpec = validSpec();
   badSpec["repetitions"] = 0;
+  json queuedIpuJob = validSpec();
+  queuedIpuJob["queueName"] = "ipus";
+  queuedIpuJob["workload"] = {{"kind", "IPUJob"},
+                              {"image", "graphcore/resnet50"},
+                              {"accelerator", {{"resource", "graphcore.ai/ipu"}, {"count", 4}}}};
   const Row rows[] = {
       {"name too long",
        {"lab", std::string(64, 'x'), kRun.uid},
@@ -55,6 +60,7 @@ TEST(ValidateRun, AcceptsAndRefusesWithFieldCauses) {
       {"metric pattern", kRun, badPattern, "spec.metrics[0].pattern", ""},
       {"reference", kRun, badReference, "spec.references.effective_throughput.lower", ""},
       {"one trial renders badly", kRun, badTrial, "spec.workload.accelerator.count", "trial 1: "},
+      {"an IPUJob in a queue", kRun, queuedIpuJob, "spec.queueName", "no integration for IPUJobs"},
   };
   for (const Row& row : rows) {
     common::Result<AcceptedRun> got = validateRun(row.ref, row.spec);

@@ -34,6 +34,31 @@ json scriptSpec(const std::string& script) {
           {"workload", {{"image", "busybox"}, {"command", {"sh", "-c", script}}}}};
 }
 
+std::string trainingScript(int epochs, const std::string& samples, double wall,
+                           const std::string& epochExtra) {
+  std::string script =
+      "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":\"resnet50\","
+      "\"model\":\"resnet50\",\"world_size\":1,\"rank\":0,\"global_batch_size\":32,"
+      "\"precision\":\"fp32\",\"device\":\"cpu\",\"accelerator\":{\"name\":\"cpu\",\"count\":1}}';";
+  for (int e = 0; e < epochs; ++e) {
+    script += "echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":" + std::to_string(e) +
+              ",\"rank\":0,\"samples\":" + samples + ",\"wall_seconds\":" + std::to_string(wall) +
+              ",\"io_seconds\":1,\"compute_seconds\":" + std::to_string(wall - 1) + epochExtra +
+              "}';";
+  }
+  return script + "echo ':::HETBENCH {\"v\":1,\"event\":\"run_end\",\"rank\":0,\"status\":\"ok\"}'";
+}
+
+std::string trainingScript(int epochs, int samples, double wall, const std::string& epochExtra) {
+  return trainingScript(epochs, std::to_string(samples), wall, epochExtra);
+}
+
+json referenced(json spec, double value) {
+  spec["benchmark"] = "resnet50";
+  spec["references"] = {{"effective_throughput", {{"value", value}, {"lower", 0.05}}}};
+  return spec;
+}
+
 json condition(const json& object, const std::string& type) {
   const json conditions = object.value("/status/conditions"_json_pointer, json::array());
   for (const json& c : conditions)

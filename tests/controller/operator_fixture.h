@@ -31,6 +31,17 @@ inline constexpr std::chrono::seconds kWait{30};
 /// A spec that runs `script` with sh in one Pod.
 nlohmann::json scriptSpec(const std::string& script);
 
+/// A script printing hetbench JSON lines: a run_start and `epochs` epochs of `samples` samples
+/// (a number, or shell text that the echo expands, such as "'$S'") in `wall` seconds, 1 s of it
+/// I/O, each epoch with the members `epochExtra` (",\"gpus\":[...]").
+std::string trainingScript(int epochs, const std::string& samples, double wall,
+                           const std::string& epochExtra = "");
+std::string trainingScript(int epochs, int samples, double wall,
+                           const std::string& epochExtra = "");
+
+/// `spec` as a resnet50 run judged against an effective throughput of `value` (lower bound 5%).
+nlohmann::json referenced(nlohmann::json spec, double value);
+
 /// The condition of `type` in an object's status.conditions; null when absent.
 nlohmann::json condition(const nlohmann::json& object, const std::string& type);
 

@@ -15,35 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-/// A script printing hetbench JSON lines: a run_start and `epochs` epochs of `samples` samples
-/// (a number, or shell text that the echo expands, such as "'$S'") in `wall` seconds, 1 s of it
-/// I/O, each epoch with the members `epochExtra` (",\"gpus\":[...]").
-std::string trainingScript(int epochs, const std::string& samples, double wall,
-                           const std::string& epochExtra = "") {
-  std::string script =
-      "echo ':::HETBENCH {\"v\":1,\"event\":\"run_start\",\"benchmark\":\"resnet50\","
-      "\"model\":\"resnet50\",\"world_size\":1,\"rank\":0,\"global_batch_size\":32,"
-      "\"precision\":\"fp32\",\"device\":\"cpu\",\"accelerator\":{\"name\":\"cpu\",\"count\":1}}';";
-  for (int e = 0; e < epochs; ++e) {
-    script += "echo ':::HETBENCH {\"v\":1,\"event\":\"epoch\",\"epoch\":" + std::to_string(e) +
-              ",\"rank\":0,\"samples\":" + samples + ",\"wall_seconds\":" + std::to_string(wall) +
-              ",\"io_seconds\":1,\"compute_seconds\":" + std::to_string(wall - 1) + epochExtra +
-              "}';";
-  }
-  return script + "echo ':::HETBENCH {\"v\":1,\"event\":\"run_end\",\"rank\":0,\"status\":\"ok\"}'";
-}
-
-std::string trainingScript(int epochs, int samples, double wall,
-                           const std::string& epochExtra = "") {
-  return trainingScript(epochs, std::to_string(samples), wall, epochExtra);
-}
-
-json referenced(json spec, double value) {
-  spec["benchmark"] = "resnet50";
-  spec["references"] = {{"effective_throughput", {{"value", value}, {"lower", 0.05}}}};
-  return spec;
-}
-
 // Verifies a unit's metrics come from its log (warm-up epoch left out), the trial is judged
 // Pass against its reference, and the run's status and printer column carry the throughput.
 TEST_F(OperatorTest, MetricsFromTheLogPassTheirReference) {

@@ -17,9 +17,10 @@ using common::timeMember;
 using nlohmann::json;
 
 constexpr std::pair<UnitPhase, const char*> kPhaseNames[] = {
-    {UnitPhase::kPending, "Pending"},     {UnitPhase::kRunning, "Running"},
-    {UnitPhase::kSucceeded, "Succeeded"}, {UnitPhase::kFailed, "Failed"},
-    {UnitPhase::kTimedOut, "TimedOut"},   {UnitPhase::kCancelled, "Cancelled"},
+    {UnitPhase::kPending, "Pending"},     {UnitPhase::kQueued, "Queued"},
+    {UnitPhase::kRunning, "Running"},     {UnitPhase::kSucceeded, "Succeeded"},
+    {UnitPhase::kFailed, "Failed"},       {UnitPhase::kTimedOut, "TimedOut"},
+    {UnitPhase::kCancelled, "Cancelled"},
 };
 
 constexpr results::Verdict kVerdicts[] = {
@@ -173,8 +174,10 @@ std::string toString(UnitPhase phase) {
   return "Pending";
 }
 
-bool isTerminal(UnitPhase phase) {
-  return phase != UnitPhase::kPending && phase != UnitPhase::kRunning;
+bool isTerminal(UnitPhase phase) { return phase != UnitPhase::kPending && !inFlight(phase); }
+
+bool inFlight(UnitPhase phase) {
+  return phase == UnitPhase::kQueued || phase == UnitPhase::kRunning;
 }
 
 bool isFailure(UnitPhase phase) {
@@ -243,9 +246,8 @@ bool awaitsMetrics(const UnitRecord& unit) {
 }
 
 std::string runPhase(const std::vector<UnitRecord>& units, bool suspended, bool measured) {
-  const bool anyRunning = std::any_of(units.begin(), units.end(), [](const UnitRecord& u) {
-    return u.phase == UnitPhase::kRunning;
-  });
+  const bool anyRunning = std::any_of(units.begin(), units.end(),
+                                      [](const UnitRecord& u) { return inFlight(u.phase); });
   if (suspended && !anyRunning) return "Cancelled";
   const bool allTerminal = std::all_of(units.begin(), units.end(),
                                        [](const UnitRecord& u) { return isTerminal(u.phase); });

@@ -13,6 +13,7 @@
 
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/plan.h"
+#include "hetbench/benchmark/queue.h"
 #include "hetbench/common/duration.h"
 #include "hetbench/common/field_errors.h"
 #include "hetbench/common/json_fields.h"
@@ -246,6 +247,20 @@ void readConfirm(Reader& r, const json& spec, RunSpec& out) {
   out.confirm = c;
 }
 
+void readQueue(Reader& r, const json& spec, RunSpec& out) {
+  if (const json* v = member(spec, "queueName")) {
+    std::optional<std::string> queue = r.string("spec.queueName", *v);
+    if (queue && !queue->empty() && !isQueueName(*queue)) {
+      r.add(common::invalidCause("spec.queueName", *queue, std::string(kQueueNameRule)));
+    } else if (queue) {
+      out.queueName = *queue;
+    }
+  }
+  if (const json* v = member(spec, "queueTimeout")) {
+    out.queueTimeout = r.duration("spec.queueTimeout", *v).value_or(out.queueTimeout);
+  }
+}
+
 void readResultsFields(Reader& r, const json& spec, RunSpec& out) {
   if (const json* v = member(spec, "metrics")) {
     if (const json* metrics = r.array("spec.metrics", *v)) {
@@ -359,6 +374,7 @@ common::Result<RunSpec> parseRunSpec(const json& spec) {
   }
   readCleanup(r, spec, out.cleanup);
   readConfirm(r, spec, out);
+  readQueue(r, spec, out);
   readResultsFields(r, spec, out);
   if (matrixValid && repetitionsValid) checkUnits(r, out);
   if (matrixValid) checkTrialBytes(r, out);

@@ -4,7 +4,7 @@ namespace hetbench::benchmark {
 
 std::optional<UnitEnd> checkSuspend(bool suspended, UnitPhase phase) {
   if (!suspended) return std::nullopt;
-  if (phase == UnitPhase::kRunning)
+  if (inFlight(phase))
     return UnitEnd{UnitPhase::kCancelled, "Suspended",
                    "the run was suspended; its workload was stopped"};
   if (phase == UnitPhase::kPending)

@@ -4,6 +4,7 @@
 
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/plan.h"
+#include "hetbench/benchmark/queue.h"
 #include "hetbench/benchmark/status_budget.h"
 #include "hetbench/common/field_errors.h"
 
@@ -69,6 +70,12 @@ common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json&
   std::vector<std::int64_t> podsPerUnit;
   for (const Unit& unit : units) {
     common::Result<RenderedUnit> rendered = renderUnit(ref, run.spec, unit);
+    if (rendered.isOk() && run.spec.queueName && !run.spec.queueName->empty()) {
+      if (common::Status queued = submitToQueue(rendered.value(), *run.spec.queueName);
+          !queued.isOk()) {
+        rendered = queued;
+      }
+    }
     if (rendered.isOk()) {
       podsPerUnit.push_back(rendered.value().expectedPods);
       continue;

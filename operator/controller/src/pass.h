@@ -13,6 +13,7 @@
 #include "hetbench/benchmark/cleanup.h"
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/policy.h"
+#include "hetbench/benchmark/queue.h"
 #include "hetbench/benchmark/requeue.h"
 #include "hetbench/benchmark/run.h"
 #include "hetbench/benchmark/validate.h"
@@ -63,8 +64,12 @@ class Pass : public EventBuffer {
   common::Status advance(UnitRecord& unit);
   common::Result<json> readWorkload(UnitRecord& unit, WorkloadKind kind);
   void checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object);
+  /// Carries out what the unit's queue decides (queue.h); true when the unit is Running after it.
+  bool checkQueue(UnitRecord& unit, const benchmark::QueueState& queue);
   common::Status start(UnitRecord& unit, const benchmark::Unit& planned);
-  common::Result<json> createWorkload(UnitRecord& unit, const benchmark::RenderedUnit& r);
+  /// Creates the unit's workload; `queue` names its LocalQueue for the Event ("" for none).
+  common::Result<json> createWorkload(UnitRecord& unit, const benchmark::RenderedUnit& r,
+                                      const std::string& queue);
   void keepManifest(const UnitRecord& unit, const benchmark::RenderedUnit& r) const;
   common::Status stop(UnitRecord& unit, bool failure);
   common::Status cleanUp(UnitRecord& unit, bool endRecorded);

@@ -182,9 +182,8 @@ RunStatus Pass::buildStatus(const std::vector<UnitRecord>& units) const {
   const auto done = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
     return benchmark::isTerminal(u.phase);
   });
-  const auto running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
-    return u.phase == UnitPhase::kRunning;
-  });
+  const auto running = std::count_if(
+      units.begin(), units.end(), [](const UnitRecord& u) { return benchmark::inFlight(u.phase); });
   const auto total = static_cast<std::int64_t>(units.size());
   status.phase = phase;
   status.observedGeneration = run_.generation;

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "hetbench/benchmark/completion.h"
+#include "hetbench/benchmark/queue.h"
 #include "hetbench/benchmark/retention.h"
 #include "hetbench/benchmark/start_timeout.h"
 #include "hetbench/benchmark/suspend.h"
@@ -27,14 +28,18 @@ std::optional<WorkloadKind> kindFromName(const std::string& kind) {
   return std::nullopt;
 }
 
-/// Neither ended by itself nor stopped (a suspended Job is stopped).
+/// Neither ended by itself nor stopped (a suspended Job is stopped, unless it is in a Kueue
+/// queue, which may resume it).
 bool stillRuns(WorkloadKind kind, const json& object) {
   const benchmark::WorkloadState::Phase phase = benchmark::workloadState(kind, object).phase;
   if (phase == benchmark::WorkloadState::Phase::kSucceeded ||
       phase == benchmark::WorkloadState::Phase::kFailed) {
     return false;
   }
-  return !(kind == WorkloadKind::kJob && member(member(object, "spec"), "suspend") == json(true));
+  if (kind != WorkloadKind::kJob || member(member(object, "spec"), "suspend") != json(true)) {
+    return true;
+  }
+  return benchmark::queueState(kind, object).stage != benchmark::QueueStage::kNone;
 }
 
 bool writeFileAtomically(const std::filesystem::path& path, const std::string& content) {
@@ -96,7 +101,10 @@ void Pass::adopt(UnitRecord& unit) {
     kind = "IPUJob";
   }
   if (found == nullptr) return;
-  unit.phase = UnitPhase::kRunning;
+  const std::optional<WorkloadKind> foundKind = kindFromName(kind);
+  unit.phase = benchmark::queueState(*foundKind, *found).stage == benchmark::QueueStage::kWaiting
+                   ? UnitPhase::kQueued
+                   : UnitPhase::kRunning;
   unit.workloadApiVersion = stringMember(*found, "apiVersion");
   unit.workloadKind = kind;
   unit.workloadName = name;
@@ -119,7 +127,7 @@ common::Result<json> Pass::readWorkload(UnitRecord& unit, WorkloadKind kind) {
 
 common::Status Pass::advance(UnitRecord& unit) {
   if (unit.phase == UnitPhase::kPending) adopt(unit);
-  if (unit.phase != UnitPhase::kRunning) return common::Status();
+  if (!benchmark::inFlight(unit.phase)) return common::Status();
 
   const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
   if (!kind) {
@@ -154,16 +162,18 @@ void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object)
             state.reason.empty() ? std::string(reason::kUnitFailed) : state.reason, state.message});
     return;
   }
+  const benchmark::QueueState queue = benchmark::queueState(kind, object);
   // Deleted by someone else, or by a pass that recorded the unit's end in a status this cache
-  // has not caught up with yet.
-  if (terminating(object)) return;
+  // has not caught up with yet; a pod that Kueue stopped is deleted by Kueue.
+  if (terminating(object) && queue.stage != benchmark::QueueStage::kStopped) return;
 
-  const common::WallTime started = unit.startTime.value_or(now_);
   if (std::optional<benchmark::UnitEnd> end =
           benchmark::checkSuspend(accepted_.spec.suspend, unit.phase)) {
     finish(unit, *end);
     return;
   }
+  if (!checkQueue(unit, queue)) return;
+  const common::WallTime started = unit.startTime.value_or(now_);
   const benchmark::UnitDecision limit =
       benchmark::checkTimeLimit(started, accepted_.spec.timeLimit, now_);
   if (limit.end) {
@@ -198,6 +208,28 @@ void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object)
   deadlines_.note(start.recheckAt);
 }
 
+bool Pass::checkQueue(UnitRecord& unit, const benchmark::QueueState& queue) {
+  const common::WallTime queuedSince = unit.startTime.value_or(now_);
+  const benchmark::QueueDecision decision =
+      benchmark::checkQueue(unit.phase, queue, queuedSince, accepted_.spec.queueTimeout, now_);
+  if (decision.end) {
+    finish(unit, *decision.end);
+    return false;
+  }
+  if (decision.admittedAt) {
+    // Time spent in the queue is not start time: startTimeout and timeLimit count from here.
+    const common::WallTime admitted = std::max(*decision.admittedAt, queuedSince);
+    unit.phase = UnitPhase::kRunning;
+    unit.startTime = admitted;
+    event(EventType::kNormal, reason::kAdmitted,
+          unitLabel(unit) + " admitted by its queue after " +
+              common::formatDuration(
+                  std::chrono::duration_cast<std::chrono::seconds>(admitted - queuedSince)));
+  }
+  deadlines_.note(decision.recheckAt);
+  return unit.phase == UnitPhase::kRunning;
+}
+
 void Pass::keepManifest(const UnitRecord& unit, const benchmark::RenderedUnit& r) const {
   if (options_.logDir.empty()) return;
   const std::filesystem::path path = options_.logDir / logs::LogLayout::manifestFile(unit.logDir);
@@ -216,10 +248,21 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
                   benchmark::describeInvalid(rendered.status())});
     return common::Status();
   }
-  const benchmark::RenderedUnit& r = rendered.value();
+  benchmark::RenderedUnit& r = rendered.value();
+  const std::string queue = accepted_.spec.queueName.value_or(options_.defaultQueueName);
+  // The operator's default queue passes over IPUJobs, which Kueue does not integrate; a run that
+  // names a queue for one is refused when it is accepted.
+  const bool queued = !queue.empty() && r.kind != WorkloadKind::kIpuJob;
+  if (queued) {
+    if (common::Status submitted = benchmark::submitToQueue(r, queue); !submitted.isOk()) {
+      finish(unit, {UnitPhase::kFailed, std::string(reason::kInvalidWorkload),
+                    benchmark::describeInvalid(submitted)});
+      return common::Status();
+    }
+  }
   unit.logDir = logDirOf(unit);
   keepManifest(unit, r);
-  common::Result<json> created = createWorkload(unit, r);
+  common::Result<json> created = createWorkload(unit, r, queued ? queue : std::string());
   if (!created.isOk()) return created.status();
   if (unit.phase != UnitPhase::kPending) return common::Status();  // failed to create
   const json& object = created.value();
@@ -236,7 +279,7 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
     common::Result<json> svc = client_.create(kube::resources::kServices, run_.ref.ns, service);
     if (!svc.isOk() && !svc.status().isAlreadyExists()) return svc.status();
   }
-  unit.phase = UnitPhase::kRunning;
+  unit.phase = queued ? UnitPhase::kQueued : UnitPhase::kRunning;
   unit.workloadApiVersion = stringMember(object, "apiVersion");
   unit.workloadKind = benchmark::toString(r.kind);
   unit.workloadName = r.name;
@@ -244,16 +287,20 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
   unit.startTime =
       common::timeMember(member(object, "metadata"), "creationTimestamp").value_or(now_);
   deadlines_.note(*unit.startTime +
-                  std::min(accepted_.spec.startTimeout, accepted_.spec.timeLimit));
+                  (queued ? accepted_.spec.queueTimeout
+                          : std::min(accepted_.spec.startTimeout, accepted_.spec.timeLimit)));
   return common::Status();
 }
 
-common::Result<json> Pass::createWorkload(UnitRecord& unit, const benchmark::RenderedUnit& r) {
+common::Result<json> Pass::createWorkload(UnitRecord& unit, const benchmark::RenderedUnit& r,
+                                          const std::string& queue) {
   const kube::GroupVersionResource& gvr = resourceOf(r.kind);
   const std::string what = benchmark::toString(r.kind) + " " + r.name;
   common::Result<json> created = client_.create(gvr, run_.ref.ns, r.workload);
   if (created.isOk()) {
-    event(EventType::kNormal, reason::kCreated, "created " + what + " for " + unitLabel(unit));
+    event(EventType::kNormal, reason::kCreated,
+          "created " + what + " for " + unitLabel(unit) +
+              (queue.empty() ? "" : ", queued in LocalQueue " + queue));
     return created;
   }
   const common::Status& error = created.status();
@@ -291,7 +338,14 @@ common::Status Pass::removeWorkload(WorkloadKind kind, const std::string& name) 
 common::Status Pass::stop(UnitRecord& unit, bool failure) {
   const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
   if (!kind) return common::Status();
-  if (*kind == WorkloadKind::kJob && failure &&
+  const json* job = *kind == WorkloadKind::kJob ? workloadOf(unit) : nullptr;
+  // Kueue resumes a suspended Job whose workload it has admitted, or admits it again: a Job of a
+  // queue that has not finished by itself is deleted rather than kept suspended.
+  const bool queueWouldResume =
+      job != nullptr &&
+      benchmark::queueState(WorkloadKind::kJob, *job).stage != benchmark::QueueStage::kNone &&
+      stillRuns(WorkloadKind::kJob, *job);
+  if (*kind == WorkloadKind::kJob && failure && !queueWouldResume &&
       accepted_.spec.cleanup.onFailure == benchmark::CleanupAction::kRetain) {
     // Suspending deletes the Job's pods at once and keeps the Job for inspection.
     common::Result<json> patched =

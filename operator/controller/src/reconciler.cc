@@ -158,9 +158,8 @@ std::vector<UnitRecord> Pass::mergePlan(const std::vector<benchmark::Unit>& plan
 
 common::Status Pass::startPending(std::vector<UnitRecord>& units,
                                   const std::vector<benchmark::Unit>& plan) {
-  std::int64_t running = std::count_if(units.begin(), units.end(), [](const UnitRecord& u) {
-    return u.phase == UnitPhase::kRunning;
-  });
+  std::int64_t running = std::count_if(
+      units.begin(), units.end(), [](const UnitRecord& u) { return benchmark::inFlight(u.phase); });
   for (std::size_t i = 0; i < units.size(); ++i) {
     UnitRecord& unit = units[i];
     if (unit.phase != UnitPhase::kPending) continue;
@@ -171,7 +170,7 @@ common::Status Pass::startPending(std::vector<UnitRecord>& units,
     }
     if (running >= accepted_.spec.parallelism) continue;
     HETBENCH_RETURN_IF_ERROR(start(unit, plan[i]));
-    if (unit.phase == UnitPhase::kRunning) ++running;
+    if (benchmark::inFlight(unit.phase)) ++running;
   }
   return common::Status();
 }

@@ -86,6 +86,13 @@ inline constexpr std::string_view kFailed = "Failed";
 inline constexpr std::string_view kRegressed = "Regressed";
 }  // namespace condition
 
+// Kueue's contract (kueue.sigs.k8s.io, "Run a Kubernetes Job" and "Run Plain Pods"): the label
+// that submits a Job or a Pod to a LocalQueue, the scheduling gate a queued Pod waits behind, and
+// the Pod condition Kueue sets before it deletes a Pod it stops.
+inline constexpr std::string_view kQueueNameLabel = "kueue.x-k8s.io/queue-name";
+inline constexpr std::string_view kAdmissionGate = "kueue.x-k8s.io/admission";
+inline constexpr std::string_view kTerminationTargetCondition = "TerminationTarget";
+
 /// The reasons of Events, conditions and units, as CamelCase words.
 namespace reason {
 // Runs: Events.
@@ -130,6 +137,10 @@ inline constexpr std::string_view kResourceNotServed = "ResourceNotServed";
 inline constexpr std::string_view kCreateFailed = "CreateFailed";
 inline constexpr std::string_view kInvalidMetrics = "InvalidMetrics";
 inline constexpr std::string_view kMetricMissing = "MetricMissing";
+inline constexpr std::string_view kQueued = "Queued";
+inline constexpr std::string_view kAdmitted = "Admitted";
+inline constexpr std::string_view kQueueTimeout = "QueueTimeout";
+inline constexpr std::string_view kEvicted = "Evicted";
 // Schedules: Events and conditions.
 inline constexpr std::string_view kScheduled = "Scheduled";
 inline constexpr std::string_view kMissedSchedule = "MissedSchedule";

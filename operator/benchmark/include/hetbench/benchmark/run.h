@@ -21,11 +21,14 @@
 
 namespace hetbench::benchmark {
 
-/// The phase of one (trial, repetition) unit, as `status.trials[].phase` spells it.
-enum class UnitPhase { kPending, kRunning, kSucceeded, kFailed, kTimedOut, kCancelled };
+/// The phase of one (trial, repetition) unit, as `status.trials[].phase` spells it. Queued: its
+/// workload exists and waits for a Kueue queue to admit it (queue.h).
+enum class UnitPhase { kPending, kQueued, kRunning, kSucceeded, kFailed, kTimedOut, kCancelled };
 
 std::string toString(UnitPhase phase);
 bool isTerminal(UnitPhase phase);
+/// Queued or Running: the unit's workload exists and has not ended.
+bool inFlight(UnitPhase phase);
 /// Failed or TimedOut: the outcomes whose workloads follow cleanup.onFailure.
 bool isFailure(UnitPhase phase);
 

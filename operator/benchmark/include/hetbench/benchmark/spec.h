@@ -70,6 +70,11 @@ struct RunSpec {
   std::chrono::nanoseconds timeLimit = std::chrono::hours(2);
   std::chrono::nanoseconds startTimeout = std::chrono::minutes(10);
   bool suspend = false;
+  /// The Kueue LocalQueue the units are submitted to (queue.h); unset: the operator's default
+  /// (--default-queue-name); "": none.
+  std::optional<std::string> queueName;
+  /// How long a unit may wait for its queue to admit it before it fails (QueueTimeout).
+  std::chrono::nanoseconds queueTimeout = std::chrono::hours(24);
   /// Epochs left out of each repetition's metrics at its start (results::AggregationOptions);
   /// unset: 1 when a repetition has more than one epoch, else 0.
   std::optional<std::int64_t> warmupEpochs;

@@ -49,6 +49,8 @@ struct ReconcilerOptions {
   std::filesystem::path logDir;
   /// Attempts of a status write that meets a Conflict (each after a fresh read).
   int statusAttempts = 3;
+  /// The Kueue LocalQueue of runs that name none (spec.queueName absent); empty: none.
+  std::string defaultQueueName;
 };
 
 /// What the work queue should do with the key next.
