@@ -4,6 +4,10 @@
   chart_helm_check.py schema HELM      values.yaml, passed explicitly, passes `helm lint --strict`
                                        and `helm template`; each wrong value of BAD_VALUES is
                                        refused by both, with a message naming the value
+  chart_helm_check.py package HELM     scripts/chart-package makes a chart that passes
+                                       `helm lint --strict`, holding the README that
+                                       scripts/chart-readme writes, the schema, and the linked
+                                       CRDs and files as their sources are
   chart_helm_check.py valuesets HELM   each value set of helm/hetbench/ci/ passes
                                        `helm lint --strict --values` and renders, with
                                        `helm template`, the objects VALUE_SETS says it should
@@ -14,12 +18,14 @@ import os
 import pathlib
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 import yaml
 
 HERE = pathlib.Path(__file__).resolve().parent
-CHART = HERE.parent.parent / "helm" / "hetbench"
+ROOT = HERE.parent.parent
+CHART = ROOT / "helm" / "hetbench"
 CI = CHART / "ci"
 RELEASE = "hetbench"
 NAMESPACE = "hetbench-system"
@@ -64,7 +70,8 @@ BAD_VALUES = [
     ({"logVolume": {"size": "10GB"}}, "logVolume.size: Does not match pattern"),
     ({"logVolume": {"accessModes": ["ReadOnlyMany"]}},
      "logVolume.accessModes.0: logVolume.accessModes.0 must be one of the following"),
-    ({"watchNamespaces": "team-a"}, "watchNamespaces: Invalid type. Expected: array, given: string"),
+    ({"watchNamespaces": "team-a"},
+     "watchNamespaces: Invalid type. Expected: array, given: string"),
     ({"watchNamespaces": ["Team_A"]}, "watchNamespaces.0: Does not match pattern"),
     ({"fullnameOverride": "Hetbench"}, "fullnameOverride: Does not match pattern"),
     ({"metricsService": {"enabled": "yes"}},
@@ -437,8 +444,41 @@ def check_valuesets(helm, work):
                      "should"
 
 
+def check_package(helm, work):
+    problems = []
+    result = subprocess.run([str(ROOT / "scripts" / "chart-package"), str(work / "out")],
+                            capture_output=True, text=True, env=dict(helm.env, HELM=helm.binary),
+                            timeout=60)
+    packages = sorted((work / "out").glob("hetbench-*.tgz"))
+    if result.returncode != 0 or len(packages) != 1:
+        return [f"scripts/chart-package exited {result.returncode} making {packages}:\n"
+                f"{result.stdout}{result.stderr}"], ""
+    code, output = helm.run("lint", "--strict", str(packages[0]))
+    if code != 0 or "1 chart(s) linted, 0 chart(s) failed" not in output:
+        problems.append(f"helm lint --strict {packages[0].name} fails:\n{output}")
+    readme = subprocess.run([str(ROOT / "scripts" / "chart-readme")], capture_output=True,
+                            text=True, timeout=30, check=True).stdout
+    want = {"README.md": readme}
+    for path in [CHART / "values.schema.json", CHART / "values.yaml",
+                 *sorted((CHART / "crds").iterdir()), *sorted((CHART / "files").rglob("*.*"))]:
+        want[str(path.relative_to(CHART))] = path.read_text()
+    with tarfile.open(packages[0]) as archive:
+        names = archive.getnames()
+        for name, text in want.items():
+            member = f"hetbench/{name}"
+            if member not in names:
+                problems.append(f"the package lacks {name}")
+            elif archive.extractfile(member).read().decode() != text:
+                problems.append(f"the package's {name} differs from its source")
+        links = [m.name for m in archive.getmembers() if m.issym() or m.islnk()]
+    if links:
+        problems.append(f"the package holds links {links}")
+    return problems, f"package: {packages[0].name} lints, with the generated README and " \
+                     f"{len(want) - 1} files as their sources are"
+
+
 def main(argv):
-    checks = {"schema": check_schema, "valuesets": check_valuesets}
+    checks = {"schema": check_schema, "valuesets": check_valuesets, "package": check_package}
     if len(argv) != 3 or argv[1] not in checks:
         print(__doc__, file=sys.stderr)
         return 2
