@@ -1,10 +1,14 @@
 #!/usr/bin/python3
 """Static checks of the Helm chart helm/hetbench (helm itself is not installed here).
 
-  chart_check.py values    every .Values path the templates use is in values.yaml, and every
-                           top-level value is used
+  chart_check.py values    every .Values path the templates use is in values.yaml and in
+                           values.schema.json, and every top-level value is used
   chart_check.py actions   every template's {{ }} balance, its if/range/with/define blocks are
                            closed, and the names of include/template and define match
+  chart_check.py readme    values.schema.json is a valid draft-07 schema, values.yaml is valid
+                           against it, the two name the same values (each typed and described),
+                           and scripts/chart-readme's table has a row for each value and uses
+                           every comment of values.yaml
   chart_check.py sources   the chart's CRDs, rules, dashboards and user roles are links to
                            crds/, manifests/observability/ and manifests/operator/ (one copy
                            each), and its RBAC rules are those of
@@ -12,17 +16,23 @@
 
 Each prints what it found wrong and exits 1, or prints a one-line summary and exits 0.
 """
+import importlib.machinery
+import importlib.util
+import json
 import os
 import pathlib
 import re
+import subprocess
 import sys
 
+import jsonschema
 import yaml
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CHART = ROOT / "helm" / "hetbench"
 TEMPLATES = CHART / "templates"
+README_SCRIPT = ROOT / "scripts" / "chart-readme"
 
 ACTION = re.compile(r"{{-?(.*?)-?}}", re.DOTALL)
 VALUES_PATH = re.compile(r"\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
@@ -44,8 +54,33 @@ def actions(text):
     return out
 
 
+def chart_readme():
+    """scripts/chart-readme as a module, for its reading of the schema (rows, is_group)."""
+    loader = importlib.machinery.SourceFileLoader("chart_readme", str(README_SCRIPT))
+    spec = importlib.util.spec_from_loader("chart_readme", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def in_schema(schema, keys):
+    """Whether the schema has the value at keys: through the chart's own objects' properties;
+    below any other object (labels, resources) every key is data the schema checks by type."""
+    node = schema
+    for key in keys:
+        while "$ref" in node:
+            node = chart_readme().resolve(schema, node)
+        if "properties" not in node:
+            return node.get("type") == "object"
+        if key not in node["properties"]:
+            return False
+        node = node["properties"][key]
+    return True
+
+
 def check_values():
     values = yaml.safe_load((CHART / "values.yaml").read_text())
+    schema = json.loads((CHART / "values.schema.json").read_text())
     problems = []
     used_top = set()
     count = 0
@@ -62,9 +97,12 @@ def check_values():
                                         f"{'.'.join(keys[:depth + 1])} is not in values.yaml")
                         break
                     node = node[key]
+                if not in_schema(schema, keys):
+                    problems.append(f"{path.name}: .Values.{'.'.join(keys)} is not in "
+                                    "values.schema.json")
     for key in sorted(set(values) - used_top):
         problems.append(f"values.yaml: {key} is used by no template")
-    return problems, f"values: {count} .Values references, all in values.yaml; " \
+    return problems, f"values: {count} .Values references, all in values.yaml and the schema; " \
                      f"all {len(values)} top-level values used"
 
 
@@ -104,6 +142,66 @@ def check_actions():
             problems.append(f"{where}: defines \"{name}\", which nothing includes")
     return problems, f"actions: {len(templates())} templates balanced; {len(defined)} defines, " \
                      "each included"
+
+
+def check_readme():
+    problems = []
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    values_text = (CHART / "values.yaml").read_text()
+    values = yaml.safe_load(values_text)
+    try:
+        jsonschema.Draft7Validator.check_schema(schema)
+    except jsonschema.SchemaError as error:
+        return [f"values.schema.json is not a draft-07 schema: {error.message}"], ""
+    for error in jsonschema.Draft7Validator(schema).iter_errors(values):
+        problems.append(f"values.yaml: {'.'.join(map(str, error.path))}: {error.message}")
+
+    generator = chart_readme()
+    # Both ways: each value of values.yaml in the schema's object, each property in values.yaml.
+    def agree(node, value, prefix):
+        if not isinstance(value, dict):
+            problems.append(f"values.yaml: {'.'.join(prefix)} is an object in the schema")
+            return
+        named = set(node["properties"]) - (generator.HELM_KEYS if not prefix else set())
+        for key in sorted(set(value) - named):
+            problems.append(f"values.yaml: {'.'.join(prefix + (key,))} is not in the schema")
+        for key in sorted(named - set(value)):
+            problems.append(f"values.schema.json: {'.'.join(prefix + (key,))} is not in "
+                            "values.yaml")
+        for key in sorted(named & set(value)):
+            child = node["properties"][key]
+            if generator.is_group(child):
+                agree(child, value[key], prefix + (key,))
+
+    agree(schema, values, ())
+    rows = [".".join(path) for path, _ in generator.rows(schema)]
+    for path, node in generator.rows(schema):
+        target = generator.resolve(schema, node)
+        if not node.get("description") or "type" not in target:
+            problems.append(f"values.schema.json: {'.'.join(path)} lacks a description or type")
+
+    result = subprocess.run([sys.executable, str(README_SCRIPT)], capture_output=True, text=True,
+                            timeout=30)
+    if result.returncode != 0:
+        return problems + [f"scripts/chart-readme exited {result.returncode}: {result.stderr}"], ""
+    readme = result.stdout
+    table = [line for line in readme.splitlines() if line.startswith("| `")]
+    keys = [line.split("`")[1] for line in table]
+    if keys != rows:
+        problems.append(f"the README's rows {sorted(set(keys) ^ set(rows))} differ from the "
+                        "schema's values")
+    for line in table:
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        if len(cells) != 4 or not cells[1] or not cells[3]:
+            problems.append(f"README row without four cells, a type and a description: {line}")
+    for path, comment in generator.comments(values_text).items():
+        if comment not in readme:
+            problems.append(f"the README lacks the comment of {'.'.join(path)} in values.yaml")
+    for rule in schema.get("allOf", []):
+        if rule.get("description", "") == "" or rule["description"] not in readme:
+            problems.append(f"the README lacks the schema rule {rule}")
+    return problems, f"readme: values.yaml and values.schema.json agree on {len(rows)} values, " \
+                     "and the generated README lists each"
 
 
 def link_target(path):
@@ -174,7 +272,8 @@ def check_sources():
 
 
 def main(argv):
-    checks = {"values": check_values, "actions": check_actions, "sources": check_sources}
+    checks = {"values": check_values, "actions": check_actions, "sources": check_sources,
+              "readme": check_readme}
     if len(argv) != 2 or argv[1] not in checks:
         print(__doc__, file=sys.stderr)
         return 2
