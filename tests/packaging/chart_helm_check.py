@@ -44,6 +44,8 @@ BAD_VALUES = [
      "operator.logLevel: operator.logLevel must be one of the following: \"trace\""),
     ({"operator": {"logFormat": "yaml"}},
      'operator.logFormat: operator.logFormat must be one of the following: "text", "json"'),
+    ({"operator": {"defaultQueueName": "GPU_batch"}},
+     "operator.defaultQueueName: Does not match pattern"),
     ({"operator": {"maxConcurrentReconciles": 0}},
      "operator.maxConcurrentReconciles: Must be greater than or equal to 1"),
     ({"operator": {"maxConcurrentReconciles": 65}},
@@ -397,6 +399,8 @@ def customized(objects):
     expect(problems, levels == ["--log-level=debug"],
            f"log-level flags {levels}, want extraArgs' alone (the operator refuses two)")
     expect(problems, "--log-sweep-interval=5m" in args(objects), "extraArgs not passed")
+    expect(problems, "--default-queue-name=gpu-batch" in args(objects),
+           "operator.defaultQueueName not passed")
     expect(problems, container["resources"]["limits"] == {"cpu": "2", "memory": "1Gi"},
            "resources not passed")
     expect(problems, spec.get("nodeSelector") == {"node-role.example.org/control": "true"} and

@@ -66,6 +66,9 @@ operator.extraArgs replaces the chart's flag of that name instead of being added
 {{- $chartArgs = append $chartArgs (printf "--kube-api-burst=%v" .Values.operator.kubeApiBurst) }}
 {{- $chartArgs = append $chartArgs (printf "--log-level=%s" .Values.operator.logLevel) }}
 {{- $chartArgs = append $chartArgs (printf "--log-format=%s" .Values.operator.logFormat) }}
+{{- if .Values.operator.defaultQueueName }}
+{{- $chartArgs = append $chartArgs (printf "--default-queue-name=%s" .Values.operator.defaultQueueName) }}
+{{- end }}
 {{- $replaced := dict }}
 {{- range .Values.operator.extraArgs }}
 {{- $_ := set $replaced (regexReplaceAll "=.*" (toString .) "") true }}
