@@ -323,7 +323,8 @@ TEST_F(Admission, StatusIgnoredOnCreate) {
   EXPECT_FALSE(created->contains("status")) << created->dump();
 }
 
-// Verifies discovery (short name, category) and the printer columns kubectl shows.
+// Verifies discovery (short name, category) and the printer columns kubectl shows: the wide ones
+// (priority 1) last, the accelerator from its defaults, nothing for a condition not yet written.
 TEST_F(Admission, DiscoveryAndPrinterColumns) {
   const json resources = kubesim::testing::bodyJson(h_.get("/apis/hetbench.io/v1alpha1"));
   ASSERT_FALSE(resources["resources"].empty()) << resources;
@@ -337,12 +338,22 @@ TEST_F(Admission, DiscoveryAndPrinterColumns) {
   ASSERT_EQ(r.status, 200) << r.body;
   const json table = kubesim::testing::bodyJson(r);
   std::vector<std::string> columns;
-  for (const json& c : table["columnDefinitions"]) columns.push_back(c["name"]);
+  std::vector<int> priorities;
+  for (const json& c : table["columnDefinitions"]) {
+    columns.push_back(c["name"]);
+    priorities.push_back(c["priority"]);
+  }
   EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Benchmark", "System", "Phase", "Trials",
-                                               "Throughput", "Verdict", "Age"}));
+                                               "Throughput", "Verdict", "Age", "Accelerator",
+                                               "Product", "Failure", "Message"}));
+  EXPECT_EQ(priorities, (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}));
   ASSERT_EQ(table["rows"].size(), 1u);
-  EXPECT_EQ(table["rows"][0]["cells"][1], "resnet50");
-  EXPECT_EQ(table["rows"][0]["cells"][2], "a100");
+  const json& cells = table["rows"][0]["cells"];
+  EXPECT_EQ(cells[1], "resnet50");
+  EXPECT_EQ(cells[2], "a100");
+  EXPECT_EQ(cells[8], "none");
+  EXPECT_TRUE(cells[9].is_null()) << cells;
+  EXPECT_TRUE(cells[11].is_null()) << cells;
 }
 
 }  // namespace

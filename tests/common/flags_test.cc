@@ -90,5 +90,97 @@ TEST(FlagSet, UsageAndHelp) {
   EXPECT_LT(usage.find("--kube-api-qps"), usage.find("--kubeconfig"));
 }
 
+struct KubectlFlags {
+  std::string ns;
+  bool all = false;
+  bool quiet = false;
+  std::int64_t tail = -1;
+};
+
+void registerKubectl(FlagSet& set, KubectlFlags& f) {
+  set.addString("namespace", &f.ns, "The namespace.");
+  set.setShorthand("namespace", 'n');
+  set.addBool("all-namespaces", &f.all, "Every namespace.");
+  set.setShorthand("all-namespaces", 'A');
+  set.addBool("quiet", &f.quiet, "Say less.");
+  set.setShorthand("quiet", 'q');
+  set.addInt("tail", &f.tail, "Lines.", -1, 100);
+}
+
+// Verifies every spelling of a shorthand that pflag (kubectl's flags) accepts, each against the
+// values it sets and the arguments it leaves.
+TEST(FlagSet, Shorthands) {
+  struct Case {
+    std::vector<const char*> args;
+    std::string ns;
+    bool all;
+    bool quiet;
+    std::vector<std::string> rest;
+  };
+  const std::vector<Case> cases = {
+      {{"-n", "lab", "run"}, "lab", false, false, {"run"}},
+      {{"-n=lab"}, "lab", false, false, {}},
+      {{"-nlab", "run"}, "lab", false, false, {"run"}},
+      {{"-n", "-", "run"}, "-", false, false, {"run"}},
+      {{"-A"}, "", true, false, {}},
+      {{"-A=false", "x"}, "", false, false, {"x"}},
+      {{"-Aq"}, "", true, true, {}},
+      {{"-qn", "lab"}, "lab", false, true, {}},
+      {{"-qnlab"}, "lab", false, true, {}},
+      {{"run", "-A", "--namespace=lab"}, "lab", true, false, {"run"}},
+      {{"-", "--", "-n", "x"}, "", false, false, {"-", "-n", "x"}},
+  };
+  for (const Case& c : cases) {
+    FlagSet set("prog", "test");
+    KubectlFlags f;
+    registerKubectl(set, f);
+    Result<std::vector<std::string>> rest = parseArgs(set, c.args);
+    ASSERT_TRUE(rest.isOk()) << c.args[0] << ": " << rest.status().toString();
+    EXPECT_EQ(f.ns, c.ns) << c.args[0];
+    EXPECT_EQ(f.all, c.all) << c.args[0];
+    EXPECT_EQ(f.quiet, c.quiet) << c.args[0];
+    EXPECT_EQ(*rest, c.rest) << c.args[0];
+  }
+}
+
+// Verifies that a bad shorthand is Invalid with a message naming it as it was written.
+TEST(FlagSet, RejectsBadShorthands) {
+  const std::vector<std::pair<std::vector<const char*>, std::string>> cases = {
+      {{"-x"}, "unknown flag -x"},
+      {{"-Ax"}, "unknown flag -x in -Ax"},
+      {{"-n"}, "flag -n needs a value"},
+      {{"-An"}, "flag -n needs a value"},
+      {{"-n", "a", "--namespace", "b"}, "--namespace given more than once"},
+      {{"-A=maybe"}, "invalid value for -A: expected true or false"},
+  };
+  for (const auto& [args, message] : cases) {
+    FlagSet set("prog", "test");
+    KubectlFlags f;
+    registerKubectl(set, f);
+    Result<std::vector<std::string>> got = parseArgs(set, args);
+    ASSERT_FALSE(got.isOk()) << message;
+    EXPECT_TRUE(got.status().isInvalid());
+    EXPECT_NE(got.status().message().find(message), std::string::npos) << got.status().message();
+  }
+}
+
+// Verifies that usage and describe() show a shorthand beside its flag, and that a flag without
+// one and a boolean are described as such.
+TEST(FlagSet, DescribesShorthands) {
+  FlagSet set("prog", "test");
+  KubectlFlags f;
+  registerKubectl(set, f);
+  EXPECT_NE(set.usage().find("  -n, --namespace string\n"), std::string::npos) << set.usage();
+  EXPECT_NE(set.usage().find("  --tail int\n"), std::string::npos) << set.usage();
+  const std::vector<FlagSet::Info> info = set.describe();
+  ASSERT_EQ(info.size(), 4u);
+  EXPECT_EQ(info[0].name, "namespace");
+  EXPECT_EQ(info[0].shorthand, 'n');
+  EXPECT_TRUE(info[0].takesValue);
+  EXPECT_EQ(info[1].shorthand, 'A');
+  EXPECT_FALSE(info[1].takesValue);
+  EXPECT_EQ(info[3].shorthand, 0);
+}
+
 }  // namespace
 }  // namespace hetbench::common

@@ -136,6 +136,36 @@ void FlagSet::addStringList(std::string name, std::vector<std::string>* target, 
   add(std::move(flag));
 }
 
+FlagSet::Flag* FlagSet::findShorthand(char letter) {
+  for (Flag& f : flags_) {
+    if (f.shorthand == letter) return &f;
+  }
+  return nullptr;
+}
+
+void FlagSet::setShorthand(std::string_view name, char letter) {
+  Flag* flag = find(name);
+  if (flag != nullptr) flag->shorthand = letter;
+}
+
+std::vector<FlagSet::Info> FlagSet::describe() const {
+  std::vector<Info> out;
+  for (const Flag& f : flags_) out.push_back(Info{f.name, f.shorthand, !f.isBool, f.help});
+  return out;
+}
+
+Status FlagSet::set(Flag& flag, std::string_view spelling, std::string_view value) {
+  if (flag.seen && !flag.listAccumulates) {
+    return invalidError("flag " + std::string(spelling) + " given more than once");
+  }
+  Status status = flag.setter(value);
+  if (!status.isOk()) {
+    return invalidError("invalid value for " + std::string(spelling) + ": " + status.message());
+  }
+  flag.seen = true;
+  return okStatus();
+}
+
 Result<std::vector<std::string>> FlagSet::parse(int argc, const char* const* argv) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
@@ -148,12 +178,35 @@ Result<std::vector<std::string>> FlagSet::parse(int argc, const char* const* arg
       helpRequested_ = true;
       continue;
     }
-    if (arg.size() < 3 || arg.substr(0, 2) != "--") {
-      // A lone "-" is an argument: stdin, by the usual convention.
-      if (arg.size() > 1 && arg.front() == '-') {
-        return invalidError("unknown flag " + std::string(arg) + " (flags are written --name)");
-      }
+    // A lone "-" is an argument: stdin, by the usual convention.
+    if (arg.size() < 2 || arg.front() != '-') {
       positional.emplace_back(arg);
+      continue;
+    }
+    if (arg[1] != '-') {
+      // Shorthands: booleans may be grouped; a flag with a value takes the rest of the word
+      // (after an optional '=') or else the next argument.
+      for (std::size_t k = 1; k < arg.size(); ++k) {
+        const std::string spelling = std::string("-") + arg[k];
+        Flag* flag = findShorthand(arg[k]);
+        if (flag == nullptr) {
+          return invalidError("unknown flag " + spelling +
+                              (arg.size() > 2 ? " in " + std::string(arg) : std::string()) +
+                              " (flags are written --name)");
+        }
+        std::string_view rest = arg.substr(k + 1);
+        if (flag->isBool && (rest.empty() || rest.front() != '=')) {
+          HETBENCH_RETURN_IF_ERROR(set(*flag, spelling, "true"));
+          continue;
+        }
+        if (!rest.empty() && rest.front() == '=') rest.remove_prefix(1);
+        if (rest.empty() && k + 1 == arg.size()) {
+          if (i + 1 >= argc) return invalidError("flag " + spelling + " needs a value");
+          rest = argv[++i];
+        }
+        HETBENCH_RETURN_IF_ERROR(set(*flag, spelling, rest));
+        break;
+      }
       continue;
     }
     const std::string_view body = arg.substr(2);
@@ -170,14 +223,7 @@ Result<std::vector<std::string>> FlagSet::parse(int argc, const char* const* arg
       if (i + 1 >= argc) return invalidError("flag --" + std::string(name) + " needs a value");
       value = argv[++i];
     }
-    if (flag->seen && !flag->listAccumulates) {
-      return invalidError("flag --" + std::string(name) + " given more than once");
-    }
-    Status status = flag->setter(value);
-    if (!status.isOk()) {
-      return invalidError("invalid value for --" + std::string(name) + ": " + status.message());
-    }
-    flag->seen = true;
+    HETBENCH_RETURN_IF_ERROR(set(*flag, "--" + std::string(name), value));
   }
   return positional;
 }
@@ -190,7 +236,8 @@ std::string FlagSet::usage() const {
   std::sort(sorted.begin(), sorted.end(),
             [](const Flag* a, const Flag* b) { return a->name < b->name; });
   for (const Flag* f : sorted) {
-    out << "  --" << f->name;
+    out << (f->shorthand != 0 ? std::string("  -") + f->shorthand + ", --" : std::string("  --"))
+        << f->name;
     if (!f->valueName.empty()) out << ' ' << f->valueName;
     out << "\n      " << f->help;
     if (!f->defaultText.empty()) out << " (default " << f->defaultText << ")";

@@ -13,7 +13,9 @@ namespace hetbench::common {
 
 /// Command-line flags in the style of Kubernetes binaries: `--name=value` or `--name value`,
 /// booleans as `--name` or `--name=false`, `--` ends the flags, `-h`/`--help` asks for usage.
-/// Every parse error is Invalid with a message naming the flag.
+/// A flag may have a one-letter shorthand, written as pflag (kubectl's flags) takes it: `-n ns`,
+/// `-n=ns`, `-nns`, and booleans grouped (`-Aq`). Every parse error is Invalid with a message
+/// naming the flag.
 class FlagSet {
  public:
   /// Turns the flag's text into the target; returns Invalid with a reason on bad input.
@@ -35,6 +37,19 @@ class FlagSet {
   void addCustom(std::string name, std::string valueName, std::string help, std::string defaultText,
                  Setter setter);
 
+  /// Gives the flag `name`, already added, the shorthand `-letter` (a letter other than h).
+  void setShorthand(std::string_view name, char letter);
+
+  /// A flag as completion and usage see it.
+  struct Info {
+    std::string name;
+    char shorthand = 0;  // 0: none
+    bool takesValue = true;
+    std::string help;
+  };
+  /// Every flag, in the order added (-h/--help not included).
+  std::vector<Info> describe() const;
+
   /// Parses argv[1..]; returns the positional arguments.
   Result<std::vector<std::string>> parse(int argc, const char* const* argv);
 
@@ -50,11 +65,15 @@ class FlagSet {
     Setter setter;
     bool isBool = false;
     bool listAccumulates = false;
+    char shorthand = 0;
     bool seen = false;
   };
 
   void add(Flag flag);
   Flag* find(std::string_view name);
+  Flag* findShorthand(char letter);
+  /// Sets `flag` from `value` as spelled `spelling` (for messages).
+  Status set(Flag& flag, std::string_view spelling, std::string_view value);
 
   std::string program_;
   std::string summary_;
