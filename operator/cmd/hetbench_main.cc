@@ -1,4 +1,5 @@
 // hetbench: the command-line client. Only wiring lives here.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "hetbench/cli/detect.h"
 #include "hetbench/cli/logs.h"
 #include "hetbench/cli/report.h"
+#include "hetbench/cli/report_html.h"
 #include "hetbench/cli/validate.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
@@ -30,7 +32,7 @@ namespace {
 constexpr const char* kUsage =
     "Usage: hetbench COMMAND [flags]\n\n"
     "Commands:\n"
-    "  report [RUN...]     the results of BenchmarkRuns as the paper's tables\n"
+    "  report [RUN...]     the results of BenchmarkRuns as the paper's tables (or figures)\n"
     "  compare RUN_A RUN_B the ratio B/A of every metric of the trials they share\n"
     "  logs RUN            print the kept logs of a BenchmarkRun\n"
     "  validate FILE...    check BenchmarkRuns and BenchmarkSchedules before applying them\n"
@@ -193,17 +195,31 @@ struct RunSource {
 
   /// The runs named in `names` (all runs when empty).
   common::Result<std::vector<nlohmann::json>> read(const std::vector<std::string>& names) const {
+    HETBENCH_ASSIGN_OR_RETURN(Objects objects, load(names, false));
+    return std::move(objects.runs);
+  }
+
+  /// What `hetbench report --format html` draws.
+  struct Objects {
     std::vector<nlohmann::json> runs;
+    std::vector<nlohmann::json> series;
+  };
+
+  /// The runs named in `names` (all when empty) and, with `series`, the BenchmarkSeries beside
+  /// them (those with a point of a named run, when names are given). Reading a file, it may hold
+  /// series without runs; reading a cluster without the BenchmarkSeries CRD, there are none.
+  common::Result<Objects> load(const std::vector<std::string>& names, bool series) const {
+    Objects objects;
     if (!file.empty()) {
-      std::stringstream text;
-      if (file == "-") {
-        text << std::cin.rdbuf();
+      HETBENCH_ASSIGN_OR_RETURN(std::string text, readInput(file));
+      if (series) {
+        HETBENCH_ASSIGN_OR_RETURN(objects.runs, cli::objectsFromJson(text, "BenchmarkRun"));
+        HETBENCH_ASSIGN_OR_RETURN(objects.series, cli::objectsFromJson(text, "BenchmarkSeries"));
+        if (objects.runs.empty() && objects.series.empty())
+          return common::invalidError("the input holds no BenchmarkRun or BenchmarkSeries");
       } else {
-        std::ifstream in(file);
-        if (!in) return common::notFoundError("cannot read " + file);
-        text << in.rdbuf();
+        HETBENCH_ASSIGN_OR_RETURN(objects.runs, cli::runsFromJson(text));
       }
-      HETBENCH_ASSIGN_OR_RETURN(runs, cli::runsFromJson(text.str()));
     } else {
       const char* env = std::getenv("KUBECONFIG");
       const char* home = std::getenv("HOME");
@@ -213,24 +229,45 @@ struct RunSource {
       static common::SystemClock clock;
       HETBENCH_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
                                 kube::makeRestClient(config, {}, clock));
-      const kube::GroupVersionResource runsResource{std::string(benchmark::kGroup),
-                                                    std::string(benchmark::kVersion),
-                                                    std::string(benchmark::kPlural), true};
-      HETBENCH_ASSIGN_OR_RETURN(kube::ListResult listed,
-                                client->list(runsResource, allNamespaces ? "" : ns, {}));
-      runs = std::move(listed.items);
+      auto resource = [](std::string_view plural) {
+        return kube::GroupVersionResource{std::string(benchmark::kGroup),
+                                          std::string(benchmark::kVersion), std::string(plural),
+                                          true};
+      };
+      HETBENCH_ASSIGN_OR_RETURN(kube::ListResult listed, client->list(resource(benchmark::kPlural),
+                                                                      allNamespaces ? "" : ns, {}));
+      objects.runs = std::move(listed.items);
+      if (series) {
+        common::Result<kube::ListResult> found =
+            client->list(resource(benchmark::kSeriesPlural), allNamespaces ? "" : ns, {});
+        if (found.isOk()) {
+          objects.series = std::move(found).value().items;
+        } else if (!found.status().isNotFound()) {
+          return found.status();
+        }
+      }
     }
-    if (names.empty()) return runs;
+    if (names.empty()) return objects;
     std::vector<nlohmann::json> picked;
     for (const std::string& name : names) {
-      auto it = std::find_if(runs.begin(), runs.end(), [&](const nlohmann::json& r) {
-        return r["metadata"].value("name", "") == name &&
-               (allNamespaces || !file.empty() || r["metadata"].value("namespace", "") == ns);
-      });
-      if (it == runs.end()) return common::notFoundError("no BenchmarkRun " + name);
+      auto it =
+          std::find_if(objects.runs.begin(), objects.runs.end(), [&](const nlohmann::json& r) {
+            return r["metadata"].value("name", "") == name &&
+                   (allNamespaces || !file.empty() || r["metadata"].value("namespace", "") == ns);
+          });
+      if (it == objects.runs.end()) return common::notFoundError("no BenchmarkRun " + name);
       picked.push_back(*it);
     }
-    return picked;
+    objects.runs = std::move(picked);
+    std::erase_if(objects.series, [&](const nlohmann::json& s) {
+      const nlohmann::json points =
+          s.value("status", nlohmann::json::object()).value("points", nlohmann::json::array());
+      return std::none_of(points.begin(), points.end(), [&](const nlohmann::json& p) {
+        return p.is_object() &&
+               std::find(names.begin(), names.end(), p.value("run", "")) != names.end();
+      });
+    });
+    return objects;
   }
 };
 
@@ -242,9 +279,28 @@ int report(int argc, char** argv) {
   RunSource source;
   source.addFlags(flags);
   std::string format = "table";
-  flags.addString("format", &format, "table, markdown, csv or json.");
+  flags.addString("format", &format,
+                  "table, markdown, csv, json or html (one self-contained page with the "
+                  "figures, the runs' BenchmarkSeries' histories among them, and the table).");
   std::vector<std::string> args;
   if (auto code = parseCommand("report", flags, argc, argv, args)) return *code;
+  if (format == "html") {
+    const cli::PlottingLibrary library = cli::builtInPlottingLibrary();
+    if (!library.complete()) {
+      return fail("report",
+                  common::unavailableError(
+                      "--format html: built without the plotting library; run scripts/npm-tools "
+                      "and rebuild"),
+                  1);
+    }
+    common::Result<RunSource::Objects> objects = source.load(args, true);
+    if (!objects.isOk()) return fail("report", objects.status(), 1);
+    const std::vector<cli::ReportRow> rows = cli::reportRows(objects.value().runs);
+    common::Result<std::string> page = cli::renderHtmlReport(rows, objects.value().series, library);
+    if (!page.isOk()) return fail("report", page.status(), 1);
+    std::fputs(page.value().c_str(), stdout);
+    return 0;
+  }
   common::Result<cli::Format> chosen = cli::parseFormat(format);
   if (!chosen.isOk()) return fail("report", chosen.status(), 2);
   common::Result<std::vector<nlohmann::json>> runs = source.read(args);
