@@ -19,6 +19,7 @@
 #include "hetbench/cli/detect.h"
 #include "hetbench/cli/logs.h"
 #include "hetbench/cli/report.h"
+#include "hetbench/cli/report_html.h"
 #include "hetbench/cli/validate.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/common/flags.h"
@@ -41,7 +42,7 @@ std::string usage() {
   return "Usage: " + program +
          " COMMAND [flags]\n\n"
          "Commands:\n"
-         "  report [RUN...]      the results of BenchmarkRuns as the paper's tables\n"
+         "  report [RUN...]      the results of BenchmarkRuns as the paper's tables (or figures)\n"
          "  compare RUN_A RUN_B  the ratio B/A of every metric of the trials they share\n"
          "  logs RUN             print the kept logs of a BenchmarkRun\n"
          "  validate FILE...     check BenchmarkRuns and BenchmarkSchedules before applying them\n"
@@ -195,11 +196,33 @@ struct RunSource {
   /// The runs named in `names` (all runs when empty).
   common::Result<std::vector<nlohmann::json>> read(
       const std::vector<std::string>& names, const kube::RestClientOptions& options = {}) const {
+    HETBENCH_ASSIGN_OR_RETURN(Objects objects, load(names, false, options));
+    return std::move(objects.runs);
+  }
+
+  /// What `hetbench report --format html` draws.
+  struct Objects {
     std::vector<nlohmann::json> runs;
+    std::vector<nlohmann::json> series;
+  };
+
+  /// The runs named in `names` (all when empty) and, with `series`, the BenchmarkSeries beside
+  /// them (those with a point of a named run, when names are given). Reading a file, it may hold
+  /// series without runs; reading a cluster without the BenchmarkSeries CRD, there are none.
+  common::Result<Objects> load(const std::vector<std::string>& names, bool series,
+                               const kube::RestClientOptions& options = {}) const {
+    Objects objects;
     std::string ns;
     if (!file.empty()) {
       HETBENCH_ASSIGN_OR_RETURN(std::string text, readInput(file));
-      HETBENCH_ASSIGN_OR_RETURN(runs, cli::runsFromJson(text));
+      if (series) {
+        HETBENCH_ASSIGN_OR_RETURN(objects.runs, cli::objectsFromJson(text, "BenchmarkRun"));
+        HETBENCH_ASSIGN_OR_RETURN(objects.series, cli::objectsFromJson(text, "BenchmarkSeries"));
+        if (objects.runs.empty() && objects.series.empty())
+          return common::invalidError("the input holds no BenchmarkRun or BenchmarkSeries");
+      } else {
+        HETBENCH_ASSIGN_OR_RETURN(objects.runs, cli::runsFromJson(text));
+      }
       ns = cluster.ns;
     } else {
       HETBENCH_ASSIGN_OR_RETURN(kube::RestConfig config,
@@ -208,26 +231,48 @@ struct RunSource {
       static common::SystemClock clock;
       HETBENCH_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
                                 kube::makeRestClient(config, options, clock));
-      const kube::GroupVersionResource runsResource{std::string(benchmark::kGroup),
-                                                    std::string(benchmark::kVersion),
-                                                    std::string(benchmark::kPlural), true};
-      HETBENCH_ASSIGN_OR_RETURN(kube::ListResult listed,
-                                client->list(runsResource, cluster.allNamespaces ? "" : ns, {}));
-      runs = std::move(listed.items);
+      auto resource = [](std::string_view plural) {
+        return kube::GroupVersionResource{std::string(benchmark::kGroup),
+                                          std::string(benchmark::kVersion), std::string(plural),
+                                          true};
+      };
+      const std::string listed = cluster.allNamespaces ? "" : ns;
+      HETBENCH_ASSIGN_OR_RETURN(kube::ListResult runs,
+                                client->list(resource(benchmark::kPlural), listed, {}));
+      objects.runs = std::move(runs.items);
+      if (series) {
+        common::Result<kube::ListResult> found =
+            client->list(resource(benchmark::kSeriesPlural), listed, {});
+        if (found.isOk()) {
+          objects.series = std::move(found).value().items;
+        } else if (!found.status().isNotFound()) {
+          return found.status();
+        }
+      }
     }
     // A file's runs are of any namespace unless -n names one.
     const bool anyNamespace = cluster.allNamespaces || ns.empty();
-    if (names.empty()) return runs;
+    if (names.empty()) return objects;
     std::vector<nlohmann::json> picked;
     for (const std::string& name : names) {
-      auto it = std::find_if(runs.begin(), runs.end(), [&](const nlohmann::json& r) {
-        return r["metadata"].value("name", "") == name &&
-               (anyNamespace || r["metadata"].value("namespace", "") == ns);
-      });
-      if (it == runs.end()) return common::notFoundError("no BenchmarkRun " + name);
+      auto it =
+          std::find_if(objects.runs.begin(), objects.runs.end(), [&](const nlohmann::json& r) {
+            return r["metadata"].value("name", "") == name &&
+                   (anyNamespace || r["metadata"].value("namespace", "") == ns);
+          });
+      if (it == objects.runs.end()) return common::notFoundError("no BenchmarkRun " + name);
       picked.push_back(*it);
     }
-    return picked;
+    objects.runs = std::move(picked);
+    std::erase_if(objects.series, [&](const nlohmann::json& s) {
+      const nlohmann::json points =
+          s.value("status", nlohmann::json::object()).value("points", nlohmann::json::array());
+      return std::none_of(points.begin(), points.end(), [&](const nlohmann::json& p) {
+        return p.is_object() &&
+               std::find(names.begin(), names.end(), p.value("run", "")) != names.end();
+      });
+    });
+    return objects;
   }
 };
 
@@ -236,9 +281,13 @@ struct ReportFlags {
   RunSource source;
   std::string format = "table";
 
-  void addTo(common::FlagSet& flags) {
+  void addTo(common::FlagSet& flags, bool html = false) {
     source.addTo(flags);
-    flags.addString("format", &format, "table, markdown, csv or json.");
+    flags.addString("format", &format,
+                    html ? "table, markdown, csv, json or html (one self-contained page with the "
+                           "figures, the runs' BenchmarkSeries' histories among them, and the "
+                           "table)."
+                         : "table, markdown, csv or json.");
   }
 };
 
@@ -248,9 +297,26 @@ int report(int argc, char** argv) {
                         "compute and effective throughput, compute fraction, energy "
                         "efficiency and verdict.");
   ReportFlags f;
-  f.addTo(flags);
+  f.addTo(flags, true);
   std::vector<std::string> args;
   if (auto code = parseCommand("report", flags, argc, argv, args)) return *code;
+  if (f.format == "html") {
+    const cli::PlottingLibrary library = cli::builtInPlottingLibrary();
+    if (!library.complete()) {
+      return fail("report",
+                  common::unavailableError(
+                      "--format html: built without the plotting library; run scripts/npm-tools "
+                      "and rebuild"),
+                  1);
+    }
+    common::Result<RunSource::Objects> objects = f.source.load(args, true);
+    if (!objects.isOk()) return fail("report", objects.status(), 1);
+    const std::vector<cli::ReportRow> rows = cli::reportRows(objects.value().runs);
+    common::Result<std::string> page = cli::renderHtmlReport(rows, objects.value().series, library);
+    if (!page.isOk()) return fail("report", page.status(), 1);
+    std::fputs(page.value().c_str(), stdout);
+    return 0;
+  }
   common::Result<cli::Format> chosen = cli::parseFormat(f.format);
   if (!chosen.isOk()) return fail("report", chosen.status(), 2);
   common::Result<std::vector<nlohmann::json>> runs = f.source.read(args);
@@ -377,6 +443,8 @@ std::vector<cli::CommandSpec> commandSpecs() {
     return flags.describe();
   };
   const std::vector<std::string> formats = {"table", "markdown", "csv", "json"};
+  std::vector<std::string> reportFormats = formats;
+  reportFormats.push_back("html");
   std::vector<cli::CommandSpec> specs;
   ReportFlags report;
   const auto reportFlags = described(report);
@@ -384,7 +452,7 @@ std::vector<cli::CommandSpec> commandSpecs() {
                    reportFlags,
                    cli::ArgumentKind::kRuns,
                    -1,
-                   {{"format", formats}},
+                   {{"format", reportFormats}},
                    {"kubeconfig", "file"}});
   specs.push_back({"compare",
                    reportFlags,

@@ -47,6 +47,7 @@ void hardwareOf(const benchmark::Run& run, const benchmark::Params& params, Repo
   const benchmark::Accelerator& a = workload.value().accelerator;
   row.hardware = !a.product.empty() ? a.product : !a.resource.empty() ? a.resource : "cpu";
   row.units = (a.resource.empty() ? 1 : a.count) * workload.value().nodes;
+  row.batchSize = workload.value().training.batchSize;
 }
 
 std::string number(double v) {
@@ -182,20 +183,17 @@ std::string renderReport(const std::vector<ReportRow>& rows, Format format) {
     }
     return out.dump(2) + "\n";
   }
-  const bool spread = format != Format::kCsv;
-  const std::vector<std::string> header = {"RUN",
-                                           "BENCHMARK",
-                                           "SYSTEM",
-                                           "TRIAL",
-                                           "PARAMETERS",
-                                           "HARDWARE",
-                                           "UNITS",
-                                           "COMPUTE (samples/s)",
-                                           "COMPUTE FRACTION",
-                                           "EFFECTIVE (samples/s)",
-                                           "ENERGY (samples/Wh)",
-                                           "VERDICT"};
-  std::vector<std::vector<std::string>> cells;
+  std::vector<std::vector<std::string>> table = reportTable(rows, format != Format::kCsv);
+  const std::vector<std::string> header = std::move(table.front());
+  table.erase(table.begin());
+  return renderCells(header, table, format);
+}
+
+std::vector<std::vector<std::string>> reportTable(const std::vector<ReportRow>& rows, bool spread) {
+  std::vector<std::vector<std::string>> cells = {
+      {"RUN", "BENCHMARK", "SYSTEM", "TRIAL", "PARAMETERS", "HARDWARE", "UNITS",
+       "COMPUTE (samples/s)", "COMPUTE FRACTION", "EFFECTIVE (samples/s)", "ENERGY (samples/Wh)",
+       "VERDICT"}};
   for (const ReportRow& r : rows) {
     cells.push_back({r.run, r.benchmark, r.system, std::to_string(r.trial), r.parameters,
                      r.hardware, r.units ? std::to_string(*r.units) : "-",
@@ -203,7 +201,7 @@ std::string renderReport(const std::vector<ReportRow>& rows, Format format) {
                      cell(r.effectiveThroughput, spread), cell(r.samplesPerWh, spread),
                      r.verdict.empty() ? "-" : r.verdict});
   }
-  return renderCells(header, cells, format);
+  return cells;
 }
 
 common::Result<std::vector<ComparisonRow>> compareRuns(const json& a, const json& b) {
@@ -267,20 +265,21 @@ std::string renderComparison(const std::vector<ComparisonRow>& rows, Format form
   return renderCells({"TRIAL", "PARAMETERS", "METRIC", "A", "B", "B/A"}, cells, format);
 }
 
-common::Result<std::vector<json>> runsFromJson(const std::string& input) {
-  std::vector<json> runs;
-  auto add = [&](const json& object) {
-    if (stringMember(object, "kind") == "BenchmarkRun") runs.push_back(object);
-    if (member(object, "items").is_array()) {
-      for (const json& item : object["items"])
-        if (stringMember(item, "kind") == "BenchmarkRun" ||
-            stringMember(object, "kind") == "BenchmarkRunList")
-          runs.push_back(item);
-    }
-  };
+common::Result<std::vector<json>> objectsFromJson(const std::string& input, std::string_view kind) {
   const json object = json::parse(input, nullptr, false);
   if (object.is_discarded()) return common::invalidError("the input is not JSON");
-  add(object);
+  std::vector<json> objects;
+  if (stringMember(object, "kind") == kind) objects.push_back(object);
+  if (member(object, "items").is_array()) {
+    const bool listOfKind = stringMember(object, "kind") == std::string(kind) + "List";
+    for (const json& item : object["items"])
+      if (listOfKind || stringMember(item, "kind") == kind) objects.push_back(item);
+  }
+  return objects;
+}
+
+common::Result<std::vector<json>> runsFromJson(const std::string& input) {
+  HETBENCH_ASSIGN_OR_RETURN(std::vector<json> runs, objectsFromJson(input, "BenchmarkRun"));
   if (runs.empty()) return common::invalidError("the input holds no BenchmarkRun");
   return runs;
 }

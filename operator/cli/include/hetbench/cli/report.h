@@ -27,9 +27,10 @@ struct ReportRow {
   std::string benchmark;
   std::string system;
   std::int64_t trial = 0;
-  std::string parameters;             // "batch=64, gpus=2"
-  std::string hardware;               // the accelerator product, else its resource, else "cpu"
-  std::optional<std::int64_t> units;  // accelerators × nodes, when the spec says
+  std::string parameters;                 // "batch=64, gpus=2"
+  std::string hardware;                   // the accelerator product, else its resource, else "cpu"
+  std::optional<std::int64_t> units;      // accelerators × nodes, when the spec says
+  std::optional<std::int64_t> batchSize;  // the workload's global batch size, when it says
   std::optional<Stat> computeThroughput;
   std::optional<Stat> computeFraction;
   std::optional<Stat> effectiveThroughput;
@@ -40,6 +41,10 @@ struct ReportRow {
 /// The rows of `runs` (BenchmarkRun objects, as `kubectl get br -o json` lists them): one per
 /// entry of each run's status.results, in run then trial order. Runs without results give none.
 std::vector<ReportRow> reportRows(const std::vector<nlohmann::json>& runs);
+
+/// The header, then one line of cells per row, as renderReport's table shows them: statistics
+/// as mean ± stddev when `spread`, else as the mean.
+std::vector<std::vector<std::string>> reportTable(const std::vector<ReportRow>& rows, bool spread);
 
 /// The rows as an aligned terminal table, a Markdown table, CSV (RFC 4180 quoting) or JSON.
 std::string renderReport(const std::vector<ReportRow>& rows, Format format);
@@ -63,5 +68,11 @@ std::string renderComparison(const std::vector<ComparisonRow>& rows, Format form
 /// Reads BenchmarkRun objects from `kubectl get br -o json` output: a List or one object.
 /// Invalid when it is not JSON or holds no BenchmarkRun.
 common::Result<std::vector<nlohmann::json>> runsFromJson(const std::string& text);
+
+/// The objects of `kind` ("BenchmarkRun", "BenchmarkSeries") in `kubectl get -o json` output:
+/// one object, a List of any kinds, or a `<kind>List` (whose items the API server lists without
+/// their kind). Invalid when it is not JSON; an empty vector when it holds none.
+common::Result<std::vector<nlohmann::json>> objectsFromJson(const std::string& text,
+                                                            std::string_view kind);
 
 }  // namespace hetbench::cli
