@@ -169,7 +169,7 @@ def check_completion(work, kubesim, hetbench):
         for words, cword, want in [
                 (["hetbench", "re"], 1, "report"),
                 (["hetbench", "co"], 1, "compare completion"),
-                (["hetbench", "report", "--format", ""], 3, "table markdown csv json"),
+                (["hetbench", "report", "--format", ""], 3, "table markdown csv json html"),
                 (["hetbench", "report", "--fo"], 2, "--format"),
                 (["hetbench", "report", ""], 2, "resnet-a"),
                 (["hetbench", "report", "-n", "lab", ""], 4, "resnet-b"),
