@@ -26,6 +26,7 @@
 #include "hetbench/metrics/benchmark_metrics.h"
 #include "hetbench/metrics/controller_metrics.h"
 #include "hetbench/metrics/series_metrics.h"
+#include "hetbench/metrics/workload_pod_metrics.h"
 
 namespace benchmark = hetbench::benchmark;
 namespace common = hetbench::common;
@@ -235,14 +236,34 @@ std::shared_ptr<metrics::BenchmarkMetrics> benchmarkSeries(
     const metrics::ControllerMetrics& metrics, controller::ManagerOptions& options) {
   auto benchmarks =
       std::make_shared<metrics::BenchmarkMetrics>([&metrics] { return metrics.leading(); });
-  options.runHandlers.onAdd = [benchmarks](const nlohmann::json& run) { benchmarks->observe(run); };
-  options.runHandlers.onUpdate = [benchmarks](const nlohmann::json&, const nlohmann::json& run) {
+  kube::InformerHandlers runs;
+  runs.onAdd = [benchmarks](const nlohmann::json& run) { benchmarks->observe(run); };
+  runs.onUpdate = [benchmarks](const nlohmann::json&, const nlohmann::json& run) {
     benchmarks->observe(run);
   };
-  options.runHandlers.onDelete = [benchmarks](const nlohmann::json& run) {
-    benchmarks->forget(run);
-  };
+  runs.onDelete = [benchmarks](const nlohmann::json& run) { benchmarks->forget(run); };
+  options.runHandlers.push_back(std::move(runs));
   return benchmarks;
+}
+
+/// hetbench_workload_pod_info, fed by the run and pod informers and shown by the leader only.
+std::shared_ptr<metrics::WorkloadPodMetrics> workloadPodSeries(
+    const metrics::ControllerMetrics& metrics, controller::ManagerOptions& options) {
+  auto pods =
+      std::make_shared<metrics::WorkloadPodMetrics>([&metrics] { return metrics.leading(); });
+  kube::InformerHandlers runs;
+  runs.onAdd = [pods](const nlohmann::json& run) { pods->observeRun(run); };
+  runs.onUpdate = [pods](const nlohmann::json&, const nlohmann::json& run) {
+    pods->observeRun(run);
+  };
+  runs.onDelete = [pods](const nlohmann::json& run) { pods->forgetRun(run); };
+  options.runHandlers.push_back(std::move(runs));
+  options.podHandlers.onAdd = [pods](const nlohmann::json& pod) { pods->observePod(pod); };
+  options.podHandlers.onUpdate = [pods](const nlohmann::json&, const nlohmann::json& pod) {
+    pods->observePod(pod);
+  };
+  options.podHandlers.onDelete = [pods](const nlohmann::json& pod) { pods->forgetPod(pod); };
+  return pods;
 }
 
 /// The hetbench_series_* series, fed by the BenchmarkSeries informers and shown by the leader
@@ -398,6 +419,7 @@ int main(int argc, char** argv) {
       managerOptions(f, config.value(), collector, janitor, random);
   auto benchmarks = benchmarkSeries(metrics, options);
   auto history = historySeries(metrics, options);
+  auto workloadPods = workloadPodSeries(metrics, options);
   controller::Manager manager(*client.value(), clock, random, events, metrics, options);
   fence = &manager;
   metrics::StateMetrics::Sources state;
@@ -417,7 +439,8 @@ int main(int argc, char** argv) {
     if (!secured.isOk()) return fail(secured.message());
   }
   const common::Status served = serveEndpoints(
-      f, addresses, manager, {metrics.registry(), benchmarks, history, stateMetrics}, endpoints);
+      f, addresses, manager, {metrics.registry(), benchmarks, history, workloadPods, stateMetrics},
+      endpoints);
   if (!served.isOk()) return fail(served.message());
 
   std::atomic<bool> signalled{false};

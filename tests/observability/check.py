@@ -4,8 +4,10 @@
 Usage:
   check.py rules-file OUT      writes the PrometheusRule's spec (a Prometheus rules file) to OUT
   check.py dashboard-tests     checks that dashboards_test.yaml tests exactly the dashboards'
-                               expressions over the hetbench_series_* gauges (panels and
-                               annotations, as scripts/promql-exprs prints them)
+                               expressions over the hetbench_series_* gauges, and
+                               dashboards_dcgm_test.yaml exactly those over dcgm-exporter's
+                               metrics (panels and annotations, as scripts/promql-exprs prints
+                               them)
   check.py exprs OUT           checks every expression's metric names, labels and Grafana
                                variables against metric_names.txt, and writes every expression
                                as a recording rule to OUT for `promtool check rules` (one group
@@ -29,7 +31,12 @@ import yaml
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CONTRACT = HERE / "metric_names.txt"
-DASHBOARD_TESTS = HERE / "dashboards_test.yaml"
+# Which dashboard expressions each test file must test, and only those: by what they read.
+DASHBOARD_TESTS = {
+    HERE / "dashboards_test.yaml": ("over hetbench_series_*", lambda expr: "hetbench_series_" in expr),
+    HERE / "dashboards_dcgm_test.yaml": ("over dcgm-exporter's metrics",
+                                         lambda expr: any(name in expr for name in external_names())),
+}
 DOCS = ROOT / "docs" / "metrics.md"
 
 
@@ -44,6 +51,10 @@ def load_promql_exprs():
 
 px = load_promql_exprs()
 
+# The exporters other than the operator whose metrics metric_names.txt may list (a fourth
+# field), and so the rules and dashboards may read: those of NVIDIA's dcgm-exporter, each name
+# and label listed there, nothing else of theirs.
+EXTERNAL_EXPORTERS = {"dcgm-exporter"}
 # Labels Prometheus (with the Prometheus Operator) puts on every scraped series.
 TARGET_LABELS = {"job", "instance", "pod", "namespace", "service", "endpoint", "container"}
 # Series that Prometheus itself makes, with their labels.
@@ -71,21 +82,35 @@ class Problems(list):
 
 # --- the contract -------------------------------------------------------------------------
 
-def read_contract():
-    """{name: (type, set of labels)} from metric_names.txt."""
+def read_contract_lines():
+    """{name: (type, set of labels, exporter)} from metric_names.txt; exporter is None for the
+    operator's own metrics."""
     contract = {}
     for number, line in enumerate(CONTRACT.read_text(encoding="utf-8").splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         fields = line.split()
-        if len(fields) != 3 or fields[1] not in ("gauge", "counter", "histogram"):
-            raise SystemExit(f"{CONTRACT}:{number}: want NAME TYPE LABELS, got {line!r}")
-        name, kind, labels = fields
+        if len(fields) not in (3, 4) or fields[1] not in ("gauge", "counter", "histogram") or \
+                (len(fields) == 4 and fields[3] not in EXTERNAL_EXPORTERS):
+            raise SystemExit(f"{CONTRACT}:{number}: want NAME TYPE LABELS [EXPORTER], EXPORTER "
+                             f"one of {sorted(EXTERNAL_EXPORTERS)}, got {line!r}")
+        name, kind, labels = fields[:3]
         if name in contract:
             raise SystemExit(f"{CONTRACT}:{number}: {name} listed twice")
-        contract[name] = (kind, set() if labels == "-" else set(labels.split(",")))
+        exporter = fields[3] if len(fields) == 4 else None
+        contract[name] = (kind, set() if labels == "-" else set(labels.split(",")), exporter)
     return contract
+
+
+def read_contract():
+    """{name: (type, set of labels)} from metric_names.txt, the operator's and other exporters'."""
+    return {name: (kind, labels) for name, (kind, labels, _) in read_contract_lines().items()}
+
+
+def external_names():
+    """The metrics of metric_names.txt that another exporter exposes."""
+    return {name for name, (_, _, exporter) in read_contract_lines().items() if exporter}
 
 
 def exposed_series(contract):
@@ -399,22 +424,23 @@ def check_dashboards():
 
 def check_dashboard_tests():
     problems = Problems()
-    wanted = {(location, expr) for file, location, expr in px.expressions(ROOT)
-              if file.startswith(px.DASHBOARDS) and "hetbench_series_" in expr and
-              location.startswith(("panel ", "annotation "))}
-    exprs = set()
-    doc = yaml.safe_load(DASHBOARD_TESTS.read_text(encoding="utf-8"))
-    for test in doc.get("tests", []):
-        for case in test.get("promql_expr_test", []):
-            exprs.add(case["expr"])
-    for expr in sorted(exprs - {expr for _, expr in wanted}):
-        problems.append(f"{DASHBOARD_TESTS.name}: not a dashboard expression over "
-                        f"hetbench_series_*: {expr}")
-    for location, expr in sorted(wanted):
-        if expr not in exprs:
-            problems.append(f"{DASHBOARD_TESTS.name}: no test of {location}: {expr}")
-    return problems.report(f"dashboard-tests: {DASHBOARD_TESTS.name} tests the {len(wanted)} "
-                           f"dashboard expressions over hetbench_series_*")
+    summary = []
+    for path, (what, reads) in DASHBOARD_TESTS.items():
+        wanted = {(location, expr) for file, location, expr in px.expressions(ROOT)
+                  if file.startswith(px.DASHBOARDS) and reads(expr) and
+                  location.startswith(("panel ", "annotation "))}
+        exprs = set()
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for test in doc.get("tests", []):
+            for case in test.get("promql_expr_test", []):
+                exprs.add(case["expr"])
+        for expr in sorted(exprs - {expr for _, expr in wanted}):
+            problems.append(f"{path.name}: not a dashboard expression {what}: {expr}")
+        for location, expr in sorted(wanted):
+            if expr not in exprs:
+                problems.append(f"{path.name}: no test of {location}: {expr}")
+        summary.append(f"{path.name} tests the {len(wanted)} dashboard expressions {what}")
+    return problems.report("dashboard-tests: " + "; ".join(summary))
 
 
 def check_kustomize(path):

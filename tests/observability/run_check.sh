@@ -4,8 +4,9 @@
 # for inspection) and CHECK is one of:
 #   rules       the PrometheusRule's spec is a valid rules file (promtool check rules, lint fatal)
 #   unit        the rules pass rules_test.yaml and rules_history_test.yaml, and the dashboards'
-#               expressions over the series gauges pass dashboards_test.yaml, which must test
-#               each of them (promtool test rules, check.py)
+#               expressions over the series gauges pass dashboards_test.yaml and those over
+#               dcgm-exporter's metrics dashboards_dcgm_test.yaml, which must test each of them
+#               (promtool test rules, check.py)
 #   exprs       every expression of the rules and dashboards parses (promtool) and uses only the
 #               metrics and labels of metric_names.txt (check.py)
 #   dashboards  the dashboards' structure (check.py)
@@ -37,9 +38,10 @@ case $check in
     need promtool
     "$python" "$here/check.py" rules-file "$work/hetbench-rules.yaml"
     "$python" "$here/check.py" dashboard-tests
-    cp "$here/rules_test.yaml" "$here/rules_history_test.yaml" "$here/dashboards_test.yaml" "$work/"
+    cp "$here/rules_test.yaml" "$here/rules_history_test.yaml" "$here/dashboards_test.yaml" \
+      "$here/dashboards_dcgm_test.yaml" "$work/"
     promtool test rules "$work/rules_test.yaml" "$work/rules_history_test.yaml" \
-      "$work/dashboards_test.yaml"
+      "$work/dashboards_test.yaml" "$work/dashboards_dcgm_test.yaml"
     ;;
   exprs)
     need promtool

@@ -255,7 +255,10 @@ void Manager::start() {
     cache_->podInformers.push_back(makeInformer(kube::resources::kPods, ns, Watched::kWorkloads));
     cache_->jobInformers.push_back(makeInformer(kube::resources::kJobs, ns, Watched::kWorkloads));
   }
-  for (auto& informer : cache_->runInformers) informer->addHandlers(options_.runHandlers);
+  for (auto& informer : cache_->runInformers)
+    for (const kube::InformerHandlers& handlers : options_.runHandlers)
+      informer->addHandlers(handlers);
+  for (auto& informer : cache_->podInformers) informer->addHandlers(options_.podHandlers);
   for (auto* group : {&cache_->runInformers, &cache_->podInformers, &cache_->jobInformers})
     for (auto& informer : *group) informer->start();
   startDiscoveredInformers();

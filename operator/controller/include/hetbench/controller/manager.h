@@ -40,8 +40,13 @@ struct ManagerOptions {
   std::chrono::nanoseconds logSweepInterval{std::chrono::minutes(1)};
   std::chrono::nanoseconds resync{std::chrono::minutes(10)};
   /// Told of every change of a watched BenchmarkRun, on the informer's thread, besides the
-  /// controller (the benchmark metrics follow the runs' status through them).
-  kube::InformerHandlers runHandlers;
+  /// controller (the benchmark metrics follow the runs' status through them, the workload pod
+  /// metrics their trials' configurations).
+  std::vector<kube::InformerHandlers> runHandlers;
+  /// Told of every change of a watched Pod (those labelled hetbench.io/run, which the log
+  /// collector follows), on the informer's thread, besides the controller (the workload pod
+  /// metrics).
+  kube::InformerHandlers podHandlers;
   /// Told of every change of a watched BenchmarkSeries, on the informer's thread (the series
   /// metrics follow their status through them). BenchmarkSeries are watched once their resource
   /// is served; nothing else reads them from a cache.
