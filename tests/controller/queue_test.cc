@@ -15,6 +15,7 @@ using nlohmann::json;
 
 const char kQueueLabel[] = "kueue.x-k8s.io/queue-name";
 const char kGate[] = "kueue.x-k8s.io/admission";
+const char kFinalizer[] = "kueue.x-k8s.io/managed";
 // The node labels of the flavor the test admits workloads to: kubesim's A100 nodes.
 const json kFlavor = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"}};
 
@@ -152,7 +153,8 @@ TEST_F(QueueTest, PreemptedJobIsReportedAndDeleted) {
 
 // Verifies the Pod integration with the queue taken from the operator's flag: the pod is created
 // behind Kueue's gate, starts once the test removes it as Kueue does at admission, and a pod that
-// Kueue stops (its TerminationTarget condition, then its deletion) ends the unit Evicted.
+// Kueue stops (its TerminationTarget condition, then its deletion, which Kueue's finalizer holds
+// until Kueue lets the pod go) ends the unit Evicted.
 TEST_F(QueueTest, GatedPodRunsWhenUngatedAndIsReportedWhenStopped) {
   startOperator({"--default-queue-name=gpu"});
   createRun("pod", scriptSpec("sleep 60"));
@@ -168,9 +170,12 @@ TEST_F(QueueTest, GatedPodRunsWhenUngatedAndIsReportedWhenStopped) {
                                            std::string()) == "SchedulingGated";
   }));
 
+  // Kueue's webhook puts its finalizer on the pods it manages; the test adds it here.
   const common::Result<json> ungated =
       client_->patch(kube::resources::kPods, "default", name, kube::PatchType::kMerge,
-                     {{"spec", {{"schedulingGates", nullptr}, {"nodeSelector", kFlavor}}}}, false);
+                     {{"metadata", {{"finalizers", {kFinalizer}}}},
+                      {"spec", {{"schedulingGates", nullptr}, {"nodeSelector", kFlavor}}}},
+                     false);
   ASSERT_TRUE(ungated.isOk()) << ungated.status().toString();
   ASSERT_TRUE(eventually([&] { return allAre(trialPhases(getRun("pod")), 1, "Running"); }));
 
@@ -189,6 +194,11 @@ TEST_F(QueueTest, GatedPodRunsWhenUngatedAndIsReportedWhenStopped) {
   const json& trial = run["status"]["trials"][0];
   EXPECT_EQ(trial["reason"], "Evicted") << run.dump(2);
   EXPECT_NE(trial.value("message", "").find("WorkloadEvicted"), std::string::npos) << run.dump(2);
+  const common::Result<json> released =
+      client_->patch(kube::resources::kPods, "default", name, kube::PatchType::kMerge,
+                     {{"metadata", {{"finalizers", nullptr}}}}, false);
+  ASSERT_TRUE(released.isOk()) << released.status().toString();
+  EXPECT_TRUE(eventually([&] { return workloads(kube::resources::kPods, "pod").empty(); }));
 }
 
 // Verifies a unit never admitted: it fails QueueTimeout at spec.queueTimeout, and neither its Job

@@ -156,13 +156,15 @@ void Pass::checkRunning(UnitRecord& unit, WorkloadKind kind, const json& object)
             state.reason.empty() ? std::string(reason::kCompleted) : state.reason, state.message});
     return;
   }
-  if (state.phase == benchmark::WorkloadState::Phase::kFailed) {
+  const benchmark::QueueState queue = benchmark::queueState(kind, object);
+  // A pod that Kueue stopped fails when its container is killed: the eviction is the reason.
+  if (state.phase == benchmark::WorkloadState::Phase::kFailed &&
+      queue.stage != benchmark::QueueStage::kStopped) {
     finish(unit,
            {UnitPhase::kFailed,
             state.reason.empty() ? std::string(reason::kUnitFailed) : state.reason, state.message});
     return;
   }
-  const benchmark::QueueState queue = benchmark::queueState(kind, object);
   // Deleted by someone else, or by a pass that recorded the unit's end in a status this cache
   // has not caught up with yet; a pod that Kueue stopped is deleted by Kueue.
   if (terminating(object) && queue.stage != benchmark::QueueStage::kStopped) return;

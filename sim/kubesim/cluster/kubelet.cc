@@ -17,6 +17,14 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
+// The pod conditions the kubelet writes; it keeps the others (PodScheduled, DisruptionTarget, a
+// controller's own, such as Kueue's TerminationTarget) as they are, as its status manager does.
+bool ownedByKubelet(const json& condition) {
+  const std::string type = condition.value("type", "");
+  return type == "PodReadyToStartContainers" || type == "Initialized" || type == "Ready" ||
+         type == "ContainersReady";
+}
+
 // Points into `spec` itself, never into a copy.
 const json* findContainer(const json& spec, const std::string& name, bool init) {
   auto list = spec.find(init ? "initContainers" : "containers");
@@ -513,7 +521,7 @@ json Kubelet::statusOf(const PodRun& run, const json& pod) const {
   conditions.push_back(condition("Ready", ready, notReady));
   conditions.push_back(condition("ContainersReady", ready, notReady));
   for (const json& c : old.value("conditions", json::array())) {
-    if (c.value("type", "") == "PodScheduled") conditions.push_back(c);
+    if (!ownedByKubelet(c)) conditions.push_back(c);
   }
   std::string hostIP = "10.0.0.10";
   if (std::optional<json> node = api_.store().get("/nodes", "", spec.value("nodeName", ""))) {
@@ -544,7 +552,16 @@ void Kubelet::writeStatus(const ObjectKey& key, const std::string& uid, const js
       [&](const std::optional<json>& current) -> common::Result<std::optional<json>> {
         if (!current || (*current)["metadata"].value("uid", "") != uid) return current;
         json next = *current;
+        // The conditions the kubelet does not own are those of the pod as it is now: one that
+        // the scheduler or a controller wrote since `status` was computed is not lost.
+        json conditions = json::array();
+        for (const json& c : status.value("conditions", json::array()))
+          if (ownedByKubelet(c)) conditions.push_back(c);
+        for (const json& c :
+             next.value("status", json::object()).value("conditions", json::array()))
+          if (!ownedByKubelet(c)) conditions.push_back(c);
         next["status"] = status;
+        next["status"]["conditions"] = std::move(conditions);
         return std::optional<json>(std::move(next));
       });
 }
