@@ -26,7 +26,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "packaging"))
 from crd_check import apply_crds, create_run  # noqa: E402
-from packaging_test import Failure, Kubesim, SKIPPED  # noqa: E402
+from packaging_test import Failure, Kubesim, run_with_kubectl  # noqa: E402
 
 
 def judged_status(throughput):
@@ -225,18 +225,8 @@ def main(argv):
     if len(argv) < 2 or argv[1] not in checks or len(argv) != checks[argv[1]][0]:
         print(__doc__, file=sys.stderr)
         return 2
-    if shutil.which("kubectl") is None:
-        print("kubectl not installed: skipped")
-        return SKIPPED
-    work = pathlib.Path(argv[2]).resolve()
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    try:
-        checks[argv[1]][1](work, *[os.path.abspath(a) for a in argv[3:]])
-    except Failure as failure:
-        print(f"FAIL {argv[1]}: {failure}")
-        return 1
-    return 0
+    return run_with_kubectl(argv[1], argv[2], checks[argv[1]][1],
+                            *[os.path.abspath(a) for a in argv[3:]])
 
 
 if __name__ == "__main__":

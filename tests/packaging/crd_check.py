@@ -21,14 +21,13 @@ a check returns. Exit status: 0 passed, 1 failed, 77 skipped (kubectl not instal
 import json
 import pathlib
 import re
-import shutil
 import sys
 
 import yaml
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from packaging_test import Failure, Kubesim, SKIPPED  # noqa: E402
+from packaging_test import Failure, Kubesim, run_with_kubectl  # noqa: E402
 
 ROOT = HERE.parent.parent
 CRDS = [ROOT / "crds" / name
@@ -194,19 +193,8 @@ def main(argv):
     if len(argv) != 4 or argv[1] not in ("explain", "wide"):
         print(__doc__, file=sys.stderr)
         return 2
-    if shutil.which("kubectl") is None:
-        print("kubectl not installed: skipped")
-        return SKIPPED
-    work = pathlib.Path(argv[2]).resolve()
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    try:
-        (check_explain if argv[1] == "explain" else check_wide)(work, str(pathlib.Path(argv[3])
-                                                                          .resolve()))
-    except Failure as failure:
-        print(f"FAIL {argv[1]}: {failure}")
-        return 1
-    return 0
+    return run_with_kubectl(argv[1], argv[2], check_explain if argv[1] == "explain" else check_wide,
+                            str(pathlib.Path(argv[3]).resolve()))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ status: 0 passed, 1 failed, 77 skipped (helm not fetched by scripts/npm-tools, o
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -27,7 +26,7 @@ import yaml
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from packaging_test import (ROOT, SKIPPED, Failure, Kubesim, deadline_loop,  # noqa: E402
-                            load_documents)
+                            load_documents, run_with_kubectl)
 
 CHART = ROOT / "helm" / "hetbench"
 SAMPLE = ROOT / "examples" / "lab-smoke.yaml"
@@ -221,17 +220,7 @@ def main(argv):
     if not os.access(helm_binary, os.X_OK):
         print(f"{helm_binary} not found (scripts/npm-tools fetches helm): skipped")
         return SKIPPED
-    if shutil.which("kubectl") is None:
-        print("kubectl not installed: skipped")
-        return SKIPPED
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    try:
-        check_helm(work, helm_binary, kubesim, operator)
-    except Failure as failure:
-        print(f"FAIL helm: {failure}")
-        return 1
-    return 0
+    return run_with_kubectl("helm", work, check_helm, helm_binary, kubesim, operator)
 
 
 if __name__ == "__main__":

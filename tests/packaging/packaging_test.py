@@ -57,6 +57,23 @@ class Failure(Exception):
     """A check failed; the message says what was wanted and what was found."""
 
 
+def run_with_kubectl(name, work, check, *args):
+    """Runs check(WORK, *args) in WORK, emptied first and left for inspection: 0 when it passes,
+    1 when it raises Failure (printed as FAIL NAME), 77 (skipped) when kubectl is not installed."""
+    if shutil.which("kubectl") is None:
+        print("kubectl not installed: skipped")
+        return SKIPPED
+    work = pathlib.Path(work).resolve()
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    try:
+        check(work, *args)
+    except Failure as failure:
+        print(f"FAIL {name}: {failure}")
+        return 1
+    return 0
+
+
 def deadline_loop(seconds, interval=0.1):
     """Yields until `seconds` have passed, sleeping `interval` between rounds."""
     end = time.monotonic() + seconds
