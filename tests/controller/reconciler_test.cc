@@ -293,6 +293,120 @@ TEST_F(ReconcilerTest, TimeLimitSuspendsARetainedJob) {
   EXPECT_TRUE(trial("job").value("retained", false));
 }
 
+// Verifies a unit in a Kueue queue that is never admitted: its Job created suspended with the
+// queue label, the unit Queued past startTimeout (waiting is not starting), then Failed
+// QueueTimeout at queueTimeout and its Job deleted although cleanup.onFailure is Retain (Kueue
+// could still admit a suspended Job).
+TEST_F(ReconcilerTest, QueuedJobFailsAtQueueTimeoutAndIsDeleted) {
+  apply(RunBuilder("starved")
+            .kind("Job")
+            .set("queueName", "gpu")
+            .set("queueTimeout", "1h")
+            .startTimeout("10m")
+            .obj());
+  reconcile("starved");
+  const std::vector<json> jobs = objects(kJobs, "starved");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["spec"]["suspend"], true);
+  EXPECT_EQ(jobs[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], "gpu");
+  EXPECT_EQ(trial("starved")["phase"], "Queued");
+  EXPECT_EQ(phase("starved"), "Running");
+
+  clock_.advance(59min);
+  const ReconcileResult waiting = reconcile("starved");
+  EXPECT_EQ(trial("starved")["phase"], "Queued");
+  ASSERT_TRUE(waiting.requeueAfter);
+  EXPECT_EQ(*waiting.requeueAfter, 1min);
+  clock_.advance(1min);
+  reconcile("starved");
+  EXPECT_EQ(trial("starved")["phase"], "Failed");
+  EXPECT_EQ(trial("starved")["reason"], "QueueTimeout");
+  reconcile("starved");
+  EXPECT_TRUE(objects(kJobs, "starved").empty());
+  EXPECT_FALSE(trial("starved").value("retained", false));
+  EXPECT_EQ(phase("starved"), "Failed");
+}
+
+// Verifies admission: the unit Running from the Job's start time, startTimeout counted from there
+// and not from the Job's creation 90 minutes earlier (its pods never start here).
+TEST_F(ReconcilerTest, AdmissionStartsTheStartTimeout) {
+  apply(RunBuilder("queued").kind("Job").set("queueName", "gpu").startTimeout("10m").obj());
+  reconcile("queued");
+  const std::string name = objects(kJobs, "queued")[0]["metadata"]["name"];
+  clock_.advance(90min);
+  edit(kJobs, name, [&](json& o) {
+    o["spec"]["suspend"] = false;
+    o["status"]["startTime"] = common::formatRfc3339(clock_.now());
+  });
+  reconcile("queued");
+  EXPECT_EQ(trial("queued")["phase"], "Running");
+  clock_.advance(10min - 1s);
+  reconcile("queued");
+  EXPECT_EQ(trial("queued")["phase"], "Running");
+  clock_.advance(1s);
+  reconcile("queued");
+  EXPECT_EQ(trial("queued")["phase"], "Failed");
+  EXPECT_EQ(trial("queued")["reason"], "PodsNotStarted");
+}
+
+// Verifies admission: timeLimit counted from the Job's start time, not from its creation, and the
+// Job deleted at the time limit rather than suspended.
+TEST_F(ReconcilerTest, AdmissionStartsTheTimeLimitAndATimedOutQueuedJobIsDeleted) {
+  apply(RunBuilder("queued")
+            .kind("Job")
+            .set("queueName", "gpu")
+            .timeLimit("2h")
+            .startTimeout("3h")
+            .obj());
+  reconcile("queued");
+  const std::string name = objects(kJobs, "queued")[0]["metadata"]["name"];
+  clock_.advance(90min);
+  const common::WallTime admitted = clock_.now();
+  edit(kJobs, name, [&](json& o) {
+    o["spec"]["suspend"] = false;
+    o["status"]["startTime"] = common::formatRfc3339(admitted);
+    o["status"]["ready"] = 1;
+  });
+  reconcile("queued");
+  EXPECT_EQ(trial("queued")["phase"], "Running");
+  EXPECT_EQ(trial("queued")["startTime"], common::formatRfc3339(admitted));
+  EXPECT_EQ(events_.count("Admitted"), 1);
+
+  clock_.advance(2h - 1s);
+  reconcile("queued");
+  EXPECT_EQ(trial("queued")["phase"], "Running");
+  clock_.advance(1s);
+  reconcile("queued");
+  EXPECT_EQ(trial("queued")["phase"], "TimedOut");
+  reconcile("queued");
+  EXPECT_TRUE(objects(kJobs, "queued").empty()) << "a queued Job was kept suspended";
+}
+
+// Verifies the operator's default queue for a Pod: the label and Kueue's admission gate, the
+// unit Queued until the gate goes; and that spec.queueName "" opts out of the default.
+TEST_F(ReconcilerTest, DefaultQueueGatesThePodAndAnEmptyQueueNameOptsOut) {
+  ReconcilerOptions options;
+  options.logDir = logDir_;
+  options.defaultQueueName = "shared";
+  reconciler_ = std::make_unique<Reconciler>(client_, cache_, clock_, events_, options, &logs_);
+  apply(RunBuilder("gated").obj());
+  apply(RunBuilder("direct").set("queueName", "").obj());
+  reconcile("gated");
+  reconcile("direct");
+  const json pod = objects(kPods, "gated")[0];
+  EXPECT_EQ(pod["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], "shared");
+  EXPECT_EQ(pod["spec"]["schedulingGates"], json::array({{{"name", "kueue.x-k8s.io/admission"}}}));
+  EXPECT_EQ(trial("gated")["phase"], "Queued");
+  const json direct = objects(kPods, "direct")[0];
+  EXPECT_FALSE(direct["metadata"]["labels"].contains("kueue.x-k8s.io/queue-name"));
+  EXPECT_FALSE(direct["spec"].contains("schedulingGates"));
+  EXPECT_EQ(trial("direct")["phase"], "Running");
+
+  edit(kPods, podOf("gated"), [](json& o) { o["spec"].erase("schedulingGates"); });
+  reconcile("gated");
+  EXPECT_EQ(trial("gated")["phase"], "Running");
+}
+
 // Verifies suspend: the running unit Cancelled with its pod deleted at once (no wait for logs),
 // the pending one Cancelled before it starts, and the run Cancelled.
 TEST_F(ReconcilerTest, SuspendCancelsTheRun) {
