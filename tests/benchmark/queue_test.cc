@@ -41,7 +41,7 @@ TEST(SubmitToQueue, JobIsLabelledAndSuspended) {
   RenderedUnit unit =
       rendered(WorkloadKind::kJob, {{"metadata", {{"labels", {{"hetbench.io/run", "r"}}}}},
                                     {"spec", {{"template", {{"spec", json::object()}}}}}});
-  ASSERT_TRUE(submitToQueue(unit, "gpu-queue").isOk());
+  submitToQueue(unit, "gpu-queue");
   EXPECT_EQ(unit.workload["metadata"]["labels"][std::string(kQueueNameLabel)], "gpu-queue");
   EXPECT_EQ(unit.workload["metadata"]["labels"]["hetbench.io/run"], "r");
   EXPECT_EQ(unit.workload["spec"]["suspend"], true);
@@ -53,22 +53,19 @@ TEST(SubmitToQueue, PodWaitsBehindTheAdmissionGate) {
   RenderedUnit unit = rendered(WorkloadKind::kPod,
                                {{"metadata", json::object()},
                                 {"spec", {{"schedulingGates", {{{"name", "example.com/mine"}}}}}}});
-  ASSERT_TRUE(submitToQueue(unit, "q").isOk());
-  ASSERT_TRUE(submitToQueue(unit, "q").isOk());
+  submitToQueue(unit, "q");
+  submitToQueue(unit, "q");
   EXPECT_EQ(unit.workload["metadata"]["labels"][std::string(kQueueNameLabel)], "q");
   EXPECT_EQ(unit.workload["spec"]["schedulingGates"],
             json::array({{{"name", "example.com/mine"}}, {{"name", std::string(kAdmissionGate)}}}));
   EXPECT_FALSE(unit.workload["spec"].contains("suspend"));
 }
 
-// Verifies that an IPUJob, which Kueue does not integrate, is refused on spec.queueName.
-TEST(SubmitToQueue, IpuJobIsRefused) {
-  RenderedUnit unit = rendered(WorkloadKind::kIpuJob, {{"metadata", json::object()}});
-  const common::Status status = submitToQueue(unit, "q");
-  ASSERT_TRUE(status.isInvalid());
-  ASSERT_EQ(status.causes().size(), 1u);
-  EXPECT_EQ(status.causes()[0].field, "spec.queueName");
-  EXPECT_NE(status.causes()[0].message.find("IPUJob"), std::string::npos);
+// Verifies which kinds Kueue integrates: an IPUJob is not queued (validate_test has the refusal).
+TEST(SubmitToQueue, IpuJobsAreNotQueueable) {
+  EXPECT_TRUE(queueable(WorkloadKind::kPod));
+  EXPECT_TRUE(queueable(WorkloadKind::kJob));
+  EXPECT_FALSE(queueable(WorkloadKind::kIpuJob));
 }
 
 // Verifies the names a queue label can take.

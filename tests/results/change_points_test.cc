@@ -159,6 +159,26 @@ TEST(Noise, Screening) {
   EXPECT_NEAR(screeningLevel(), 0.00135, 1e-5);
 }
 
+// Verifies the screening distance against screen() itself: a trial just inside it is within
+// noise, one just beyond is suspect, whether the 2% floor or three times the noise is larger.
+TEST(Noise, ScreeningDistanceIsWhereScreenChangesItsVerdict) {
+  const std::string metric = "effective_throughput";
+  for (const double spreadOfPoints : {1.0, 20.0}) {
+    std::vector<double> stable;
+    for (int i = 0; i < 10; ++i) stable.push_back(1000 + (i % 2 == 0 ? 1 : -1) * spreadOfPoints);
+    const NoiseModel model = noiseOf(stable);
+    const double distance = screeningDistance(model.median, model.scale);
+    EXPECT_EQ(
+        screen(stable, model.median - distance * 0.999, 0, Direction::kHigher, metric).verdict,
+        Screen::kWithinNoise)
+        << spreadOfPoints;
+    EXPECT_EQ(
+        screen(stable, model.median - distance * 1.001, 0, Direction::kHigher, metric).verdict,
+        Screen::kSuspect)
+        << spreadOfPoints;
+  }
+}
+
 // Verifies the Benjamini-Hochberg procedure: a worked case, one p-value, and order.
 TEST(Noise, FalseDiscoveries) {
   // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. The third smallest (0.03) passes

@@ -2,7 +2,6 @@
 
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/common/duration.h"
-#include "hetbench/common/field_errors.h"
 #include "json_fields.h"
 
 namespace hetbench::benchmark {
@@ -33,19 +32,16 @@ bool isQueueName(std::string_view name) {
   return true;
 }
 
-common::Status submitToQueue(RenderedUnit& unit, const std::string& queue) {
-  if (unit.kind == WorkloadKind::kIpuJob) {
-    return common::invalidStatus({common::invalidCause(
-        "spec.queueName", queue,
-        "Kueue has no integration for IPUJobs; a queue takes Pods and Jobs only")});
-  }
+bool queueable(WorkloadKind kind) { return kind != WorkloadKind::kIpuJob; }
+
+void submitToQueue(RenderedUnit& unit, const std::string& queue) {
   json& workload = unit.workload;
   json& labels = workload["metadata"]["labels"];
   if (!labels.is_object()) labels = json::object();
   labels[std::string(kQueueNameLabel)] = queue;
   if (unit.kind == WorkloadKind::kJob) {
     workload["spec"]["suspend"] = true;
-    return common::Status();
+    return;
   }
   json& spec = workload["spec"];
   if (!hasAdmissionGate(spec)) {
@@ -53,7 +49,6 @@ common::Status submitToQueue(RenderedUnit& unit, const std::string& queue) {
     if (!gates.is_array()) gates = json::array();
     gates.push_back({{"name", std::string(kAdmissionGate)}});
   }
-  return common::Status();
 }
 
 QueueState queueState(WorkloadKind kind, const json& object) {

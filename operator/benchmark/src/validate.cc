@@ -70,11 +70,11 @@ common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json&
   std::vector<std::int64_t> podsPerUnit;
   for (const Unit& unit : units) {
     common::Result<RenderedUnit> rendered = renderUnit(ref, run.spec, unit);
-    if (rendered.isOk() && run.spec.queueName && !run.spec.queueName->empty()) {
-      if (common::Status queued = submitToQueue(rendered.value(), *run.spec.queueName);
-          !queued.isOk()) {
-        rendered = queued;
-      }
+    if (rendered.isOk() && run.spec.queueName && !run.spec.queueName->empty() &&
+        !queueable(rendered.value().kind)) {
+      rendered = common::invalidStatus({common::invalidCause(
+          "spec.queueName", *run.spec.queueName,
+          "Kueue has no integration for IPUJobs; a queue takes Pods and Jobs only")});
     }
     if (rendered.isOk()) {
       podsPerUnit.push_back(rendered.value().expectedPods);

@@ -142,10 +142,8 @@ std::vector<History> histories(const std::vector<nlohmann::json>& objects) {
            higherIsBetter ? change.after < change.before : change.after > change.before});
     }
     if (status.baseline && status.noise) {
-      const results::ScreeningOptions screening;
       const double baseline = *status.baseline;
-      const double half =
-          std::max(screening.minChange * std::fabs(baseline), screening.minScales * *status.noise);
+      const double half = results::screeningDistance(baseline, *status.noise);
       ReferenceBand band;
       band.from = status.changes.empty() ? history.points.front().time
                                          : common::formatRfc3339(status.changes.back().time);

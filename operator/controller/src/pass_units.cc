@@ -254,14 +254,8 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
   const std::string queue = accepted_.spec.queueName.value_or(options_.defaultQueueName);
   // The operator's default queue passes over IPUJobs, which Kueue does not integrate; a run that
   // names a queue for one is refused when it is accepted.
-  const bool queued = !queue.empty() && r.kind != WorkloadKind::kIpuJob;
-  if (queued) {
-    if (common::Status submitted = benchmark::submitToQueue(r, queue); !submitted.isOk()) {
-      finish(unit, {UnitPhase::kFailed, std::string(reason::kInvalidWorkload),
-                    benchmark::describeInvalid(submitted)});
-      return common::Status();
-    }
-  }
+  const bool queued = !queue.empty() && benchmark::queueable(r.kind);
+  if (queued) benchmark::submitToQueue(r, queue);
   unit.logDir = logDirOf(unit);
   keepManifest(unit, r);
   common::Result<json> created = createWorkload(unit, r, queued ? queue : std::string());

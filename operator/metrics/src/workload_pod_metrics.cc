@@ -53,18 +53,19 @@ std::optional<WorkloadPod> workloadPod(const json& pod) {
 }
 
 void WorkloadPodMetrics::observeRun(const json& object) {
-  const benchmark::Run run = benchmark::readRun(object);
-  if (run.ref.uid.empty()) return;
-  const std::pair<std::string, std::string> key{run.ref.ns, run.ref.name};
+  const std::pair<std::string, std::string> key = keyOf(object);
+  const std::string uid = stringMember(member(object, "metadata"), "uid");
+  if (uid.empty()) return;
   {
-    // The accepted spec never changes, so a run is read once it has been accepted.
+    // The accepted spec never changes, so a run is read once it has been accepted: the status
+    // writes that follow cost a look at its metadata only.
     std::lock_guard lock(mu_);
     auto known = runs_.find(key);
-    if (known != runs_.end() && known->second.uid == run.ref.uid &&
-        !known->second.byTrial.empty()) {
+    if (known != runs_.end() && known->second.uid == uid && !known->second.byTrial.empty()) {
       return;
     }
   }
+  const benchmark::Run run = benchmark::readRun(object);
   const std::optional<benchmark::AcceptedRun> accepted = benchmark::acceptedRun(run);
   RunConfigurations entry{run.ref.uid, benchmark::runId(run.ref.uid),
                           accepted ? benchmark::trialConfigurations(run.ref.ns, *accepted)

@@ -81,6 +81,10 @@ Screening screen(std::span<const double> stable, double value, double spread, Di
   return out;
 }
 
+double screeningDistance(double median, double noise, const ScreeningOptions& options) {
+  return std::max(options.minChange * std::abs(median), options.minScales * noise);
+}
+
 double screeningLevel(const ScreeningOptions& options) {
   return 0.5 * std::erfc(options.minScales / std::sqrt(2.0));
 }

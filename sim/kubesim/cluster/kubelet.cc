@@ -520,9 +520,6 @@ json Kubelet::statusOf(const PodRun& run, const json& pod) const {
   conditions.push_back(condition("Initialized", initialized, "ContainersNotInitialized"));
   conditions.push_back(condition("Ready", ready, notReady));
   conditions.push_back(condition("ContainersReady", ready, notReady));
-  for (const json& c : old.value("conditions", json::array())) {
-    if (!ownedByKubelet(c)) conditions.push_back(c);
-  }
   std::string hostIP = "10.0.0.10";
   if (std::optional<json> node = api_.store().get("/nodes", "", spec.value("nodeName", ""))) {
     for (const json& a : (*node)["status"].value("addresses", json::array())) {

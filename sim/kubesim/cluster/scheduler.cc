@@ -218,29 +218,30 @@ std::optional<std::chrono::milliseconds> Scheduler::reconcile(const ObjectKey& k
   const json& gates = (*pod)["spec"].value("schedulingGates", json::array());
   const bool gated = gates.is_array() && !gates.empty();
   auto [nodes, nodesRv] = api_.store().list("/nodes", "");
-  auto [pods, podsRv] = api_.store().list("/pods", "");
   (void)nodesRv;
-  (void)podsRv;
-  std::map<std::string, std::map<std::string, std::int64_t>> used;
-  for (const json& p : pods) {
-    const std::string node = p["spec"].value("nodeName", "");
-    const std::string phase = p.value("status", json::object()).value("phase", "");
-    if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
-    for (const auto& [name, q] : podRequests(p)) used[node][name] += q;
-  }
   std::vector<std::vector<std::string>> misfits;
   std::string chosen;
   // A gated pod is not tried at all (PreEnqueue): it waits, with its own condition, until the
   // last gate goes, which changes its spec and brings it back here.
-  for (const json& node : nodes) {
-    if (gated) break;
-    const std::string name = node["metadata"].value("name", "");
-    std::vector<std::string> reasons = nodeMisfits(*pod, node, used[name]);
-    if (reasons.empty()) {
-      chosen = name;
-      break;
+  if (!gated) {
+    auto [pods, podsRv] = api_.store().list("/pods", "");
+    (void)podsRv;
+    std::map<std::string, std::map<std::string, std::int64_t>> used;
+    for (const json& p : pods) {
+      const std::string node = p["spec"].value("nodeName", "");
+      const std::string phase = p.value("status", json::object()).value("phase", "");
+      if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
+      for (const auto& [name, q] : podRequests(p)) used[node][name] += q;
     }
-    misfits.push_back(std::move(reasons));
+    for (const json& node : nodes) {
+      const std::string name = node["metadata"].value("name", "");
+      std::vector<std::string> reasons = nodeMisfits(*pod, node, used[name]);
+      if (reasons.empty()) {
+        chosen = name;
+        break;
+      }
+      misfits.push_back(std::move(reasons));
+    }
   }
   const std::string now = common::formatRfc3339(api_.clock().now());
   const std::string uid = (*pod)["metadata"].value("uid", "");

@@ -14,7 +14,6 @@
 #include "hetbench/benchmark/policy.h"
 #include "hetbench/benchmark/render.h"
 #include "hetbench/common/clock.h"
-#include "hetbench/common/status.h"
 
 namespace hetbench::benchmark {
 
@@ -26,13 +25,16 @@ inline constexpr std::string_view kQueueNameRule =
     "a LocalQueue's name: at most 63 lower case alphanumeric characters, '-' or '.', starting "
     "and ending with an alphanumeric character";
 
-/// Submits a rendered unit to the LocalQueue `queue` as Kueue's integrations expect: the label
-/// kQueueNameLabel on the workload; a Job is created suspended (Kueue admits it by resuming it
-/// and may set its pod template's node selector and tolerations first); a Pod carries the
-/// scheduling gate kAdmissionGate, which Kueue's webhook would add too and removes at
+/// Whether Kueue integrates workloads of `kind`: Pods and Jobs, not IPUJobs.
+bool queueable(WorkloadKind kind);
+
+/// Submits a rendered unit of a queueable kind to the LocalQueue `queue` as Kueue's integrations
+/// expect: the label kQueueNameLabel on the workload; a Job is created suspended (Kueue admits it
+/// by resuming it and may set its pod template's node selector and tolerations first); a Pod
+/// carries the scheduling gate kAdmissionGate, which Kueue's webhook would add too and removes at
 /// admission, so that the pod cannot be scheduled before admission even where the webhook does
-/// not reach the namespace. Invalid for an IPUJob, which Kueue does not integrate.
-common::Status submitToQueue(RenderedUnit& unit, const std::string& queue);
+/// not reach the namespace.
+void submitToQueue(RenderedUnit& unit, const std::string& queue);
 
 /// Where a workload stands with its queue, read from the workload alone.
 enum class QueueStage {

@@ -70,6 +70,11 @@ struct Screening {
 Screening screen(std::span<const double> stable, double value, double spread, Direction direction,
                  const std::string& metric, const ScreeningOptions& options = {});
 
+/// How far from the median `median` of stable points whose noise is `noise` a trial without a
+/// spread of its own must lie for screen() to call it anything but WithinNoise: the larger of
+/// minChange × |median| and minScales × noise (the band the report draws).
+double screeningDistance(double median, double noise, const ScreeningOptions& options = {});
+
 /// The p-value at which one trial alone is Suspect: that of minScales times the noise.
 double screeningLevel(const ScreeningOptions& options = {});
 
