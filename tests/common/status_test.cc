@@ -23,13 +23,14 @@ TEST(Status, PredicatesMatchCodes) {
       {tooManyRequestsError("x"), &Status::isTooManyRequests, "TooManyRequests"},
       {goneError("x"), &Status::isGone, "Gone"},
       {timeoutError("x"), &Status::isTimeout, "Timeout"},
+      {unauthorizedError("x"), &Status::isUnauthorized, "Unauthorized"},
       {internalError("x"), &Status::isInternal, "Internal"},
   };
   const std::vector<bool (Status::*)() const> all = {
-      &Status::isOk,       &Status::isNotFound,        &Status::isAlreadyExists,
-      &Status::isConflict, &Status::isInvalid,         &Status::isUnavailable,
-      &Status::isGone,     &Status::isTooManyRequests, &Status::isTimeout,
-      &Status::isInternal};
+      &Status::isOk,           &Status::isNotFound,        &Status::isAlreadyExists,
+      &Status::isConflict,     &Status::isInvalid,         &Status::isUnavailable,
+      &Status::isGone,         &Status::isTooManyRequests, &Status::isTimeout,
+      &Status::isUnauthorized, &Status::isInternal};
   for (const Case& c : cases) {
     EXPECT_EQ(statusCodeName(c.status.code()), c.name);
     for (auto predicate : all) {

@@ -22,6 +22,8 @@ std::string_view statusCodeName(StatusCode code) {
       return "Gone";
     case StatusCode::kTimeout:
       return "Timeout";
+    case StatusCode::kUnauthorized:
+      return "Unauthorized";
     case StatusCode::kInternal:
       return "Internal";
   }

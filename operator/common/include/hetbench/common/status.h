@@ -20,6 +20,7 @@ enum class StatusCode {
   kTooManyRequests,
   kGone,
   kTimeout,
+  kUnauthorized,
   kInternal,
 };
 
@@ -56,6 +57,7 @@ class [[nodiscard]] Status {
   bool isTooManyRequests() const { return code_ == StatusCode::kTooManyRequests; }
   bool isGone() const { return code_ == StatusCode::kGone; }
   bool isTimeout() const { return code_ == StatusCode::kTimeout; }
+  bool isUnauthorized() const { return code_ == StatusCode::kUnauthorized; }
   bool isInternal() const { return code_ == StatusCode::kInternal; }
 
   /// "Ok" or "<Code>: <message>", followed by the causes.
@@ -87,6 +89,7 @@ inline Status tooManyRequestsError(std::string m) {
 }
 inline Status goneError(std::string m) { return {StatusCode::kGone, std::move(m)}; }
 inline Status timeoutError(std::string m) { return {StatusCode::kTimeout, std::move(m)}; }
+inline Status unauthorizedError(std::string m) { return {StatusCode::kUnauthorized, std::move(m)}; }
 inline Status internalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 /// A value or the Status that explains why there is none.
