@@ -38,6 +38,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSlurmLocal = HETBENCH_SLURM_LOCAL;
+constexpr const char* kDirectoryPrefix = "hetbench-slurm-";
 constexpr const char* kApiPing = "/slurm/v0.0.38/ping";
 constexpr auto kPollInterval = std::chrono::milliseconds(100);
 constexpr auto kCommandTimeout = std::chrono::seconds(30);
@@ -256,6 +257,21 @@ std::optional<ProcInfo> procInfo(const fs::path& dir) {
   return info;
 }
 
+/// The clusters of test processes that were killed, which no destructor stopped: what remains
+/// of their processes (slurmstepd and jobs) and their directories. A directory whose owner file
+/// names a live process, or has none yet, is left alone.
+void sweepAbandoned() {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    if (!entry.path().filename().string().starts_with(kDirectoryPrefix)) continue;
+    const std::string owner = trim(readFile(entry.path() / "owner"));
+    if (owner.empty() || owner.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(owner)), 0) == 0 || errno != ESRCH) continue;
+    for (pid_t pid : processesOf(entry.path().string())) ::kill(pid, SIGKILL);
+    fs::remove_all(entry.path(), ec);
+  }
+}
+
 }  // namespace
 
 std::vector<pid_t> processesOf(const std::string& directory) {
@@ -309,10 +325,13 @@ common::Result<std::unique_ptr<SlurmCluster>> SlurmCluster::start(
 common::Status SlurmCluster::launch(const SlurmClusterOptions& options) {
   startTimeout_ = options.startTimeout;
   const auto deadline = Clock::now() + startTimeout_;
-  std::string pattern = (fs::temp_directory_path() / "hetbench-slurm-XXXXXX").string();
+  sweepAbandoned();
+  std::string pattern =
+      (fs::temp_directory_path() / (std::string(kDirectoryPrefix) + "XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr)
     return common::internalError(pattern + ": " + std::strerror(errno));
   directory_ = pattern;
+  std::ofstream(directory_ + "/owner") << ::getpid() << "\n";
   HETBENCH_ASSIGN_OR_RETURN(
       std::string configured,
       run({{kSlurmLocal, "config", directory_, "--cpus", std::to_string(options.cpus), "--gpus",

@@ -6,14 +6,15 @@
 //
 // As root, the daemons run as root except slurmrestd, which refuses root and runs as nobody;
 // tokens are for nobody and jobs submitted through REST run as nobody. As another user every
-// daemon runs as that user, which Slurm's slurmd may not allow on every machine: start() then
-// fails and says so.
+// daemon, and every job, runs as that user (tried on Debian 12 as nobody); should Slurm refuse
+// that on a machine, start() fails and says so.
 //
 // The daemons get SIGKILL when the thread that called start() ends (PR_SET_PDEATHSIG), so a
-// test that crashes leaves none running. What can still outlive a test process that is killed
-// (SIGKILL) is a job's slurmstepd and the job's processes, which slurmd detaches from itself;
-// they end at the job's time limit at the latest (slurmstepd kills them), and
-// processesOf(directory) finds them.
+// test that crashes leaves none running. What outlives a test process killed with SIGKILL, which
+// runs no destructor, is a running job's slurmstepd and the job's processes (slurmd detaches
+// them from itself) and the cluster's directory; they run until the job ends by itself, or
+// until the next start() in any test process removes them (the directory's owner file names a
+// process that no longer exists).
 
 #include <sys/types.h>
 
