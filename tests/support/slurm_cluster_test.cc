@@ -72,6 +72,10 @@ nlohmann::json submitBody(const SlurmCluster& cluster, const std::string& name,
             {"gres", "gpu:1"}}}};
 }
 
+long milliseconds(Clock::duration duration) {
+  return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(duration).count());
+}
+
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -167,8 +171,10 @@ TEST(SlurmClusterTest, RestStopsAndStartsAgain) {
 /// Verifies that destroying the cluster while a job runs leaves no process of it (daemons,
 /// slurmstepd, the job's processes) and closes its ports.
 TEST(SlurmClusterTest, DestructionLeavesNothingRunning) {
+  const auto starting = Clock::now();
   std::unique_ptr<SlurmCluster> cluster = startCluster();
   ASSERT_NE(cluster, nullptr);
+  std::cout << "started in " << milliseconds(Clock::now() - starting) << " ms\n";
   const std::string directory = cluster->directory();
   std::map<std::string, int> ports;
   std::ifstream env(directory + "/env");
@@ -196,10 +202,7 @@ TEST(SlurmClusterTest, DestructionLeavesNothingRunning) {
 
   const auto stopping = Clock::now();
   cluster.reset();
-  std::cout
-      << "stopped in "
-      << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopping).count()
-      << " ms\n";
+  std::cout << "stopped with a job running in " << milliseconds(Clock::now() - stopping) << " ms\n";
 
   EXPECT_THAT(processesOf(directory), ::testing::IsEmpty());
   for (const auto& [name, port] : ports)
