@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -166,6 +167,29 @@ TEST(SlurmClusterTest, RestStopsAndStartsAgain) {
   common::Result<std::string> failed = cluster->command({"scontrol", "show", "job", "999999"});
   ASSERT_FALSE(failed.isOk());
   EXPECT_THAT(failed.status().message(), HasSubstr("Invalid job id"));
+}
+
+/// Verifies that a start that fails says why, with the daemons' logs, and leaves nothing behind.
+TEST(SlurmClusterTest, StartFailureSaysWhy) {
+  SlurmClusterOptions badPartition;
+  badPartition.partition = "no spaces";
+  common::Result<std::unique_ptr<SlurmCluster>> refused = SlurmCluster::start(badPartition);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_THAT(refused.status().message(), HasSubstr("--partition must be a plain name"));
+
+  SlurmClusterOptions impatient;
+  impatient.startTimeout = std::chrono::seconds(0);
+  common::Result<std::unique_ptr<SlurmCluster>> late = SlurmCluster::start(impatient);
+  ASSERT_FALSE(late.isOk());
+  EXPECT_TRUE(late.status().isTimeout()) << late.status().toString();
+  EXPECT_THAT(late.status().message(), HasSubstr("waited 0 s for"));
+  EXPECT_THAT(late.status().message(), HasSubstr("/log/munged.out (last lines)"));
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    if (!entry.path().filename().string().starts_with("hetbench-slurm-")) continue;
+    EXPECT_NE(readFile((entry.path() / "owner").string()), std::to_string(::getpid()) + "\n")
+        << entry.path() << " left behind";
+  }
 }
 
 /// Verifies that destroying the cluster while a job runs leaves no process of it (daemons,
