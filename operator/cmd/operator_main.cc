@@ -49,6 +49,7 @@ struct Flags {
   std::string clientCaFile;
   bool leaderElect = false;
   std::string leaderElectionNamespace;
+  std::string clusterResourceNamespace;
   std::string leaderElectionId = "hetbench-operator";
   std::chrono::nanoseconds leaseDuration = std::chrono::seconds(15);
   std::chrono::nanoseconds renewDeadline = std::chrono::seconds(10);
@@ -63,6 +64,8 @@ struct Flags {
   std::chrono::nanoseconds logRetention = std::chrono::hours(24 * 7);
   std::int64_t logDirMaxBytes = 0;
   std::chrono::nanoseconds logSweepInterval = std::chrono::minutes(1);
+  std::chrono::nanoseconds slurmPollInterval = std::chrono::seconds(10);
+  std::chrono::nanoseconds slurmProbeInterval = std::chrono::minutes(1);
   common::LogOptions logging;
 };
 
@@ -124,6 +127,13 @@ void addFlags(common::FlagSet& flags, Flags& f, bool& showVersion) {
   flags.addString("leader-election-namespace", &f.leaderElectionNamespace,
                   "Namespace of the Lease (default: $POD_NAMESPACE, else the context's).");
   flags.addString("leader-election-id", &f.leaderElectionId, "Name of the Lease.");
+  flags.addDuration("slurm-poll-interval", &f.slurmPollInterval,
+                    "How often the job of a unit on Slurm is looked at while it has not ended.");
+  flags.addDuration("slurm-probe-interval", &f.slurmProbeInterval,
+                    "How often each SlurmCluster is probed for its Ready condition.");
+  flags.addString("cluster-resource-namespace", &f.clusterResourceNamespace,
+                  "Namespace of the Secrets that cluster-scoped resources name (a SlurmCluster's "
+                  "token; default: $POD_NAMESPACE, else the context's).");
   flags.addDuration("leader-elect-lease-duration", &f.leaseDuration,
                     "How long a lease is valid without renewal (others wait this long).");
   flags.addDuration("leader-elect-renew-deadline", &f.renewDeadline,
@@ -228,6 +238,14 @@ controller::ManagerOptions managerOptions(const Flags& f, const kube::RestConfig
   options.leaderElection.retryPeriod = f.retryPeriod;
   options.reconciler.logDir = f.logDir;
   options.reconciler.defaultQueueName = f.defaultQueueName;
+  options.reconciler.logMaxBytes = static_cast<std::uint64_t>(f.logMaxBytes);
+  options.reconciler.slurmPollInterval = f.slurmPollInterval;
+  options.slurmClusters.probeInterval =
+      std::chrono::duration_cast<std::chrono::seconds>(f.slurmProbeInterval);
+  options.slurmConnector.secretNamespace = !f.clusterResourceNamespace.empty()
+                                               ? f.clusterResourceNamespace
+                                           : !env("POD_NAMESPACE").empty() ? env("POD_NAMESPACE")
+                                                                           : config.namespace_;
   return options;
 }
 

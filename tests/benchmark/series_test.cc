@@ -12,7 +12,7 @@ using std::chrono::hours;
 const common::WallTime kStart = common::WallTime(std::chrono::seconds(1'790'000'000));
 
 Configuration configuration() {
-  return {"lab", "resnet50", "lab-gpu", "NVIDIA-H100", "1", "1", "256", "bf16"};
+  return {"lab", "resnet50", "lab-gpu", "NVIDIA-H100", "1", "1", "256", "bf16", ""};
 }
 
 SeriesPoint point(int i, double value, std::string verdict = "Pass",

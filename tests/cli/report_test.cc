@@ -238,7 +238,7 @@ TEST(ReportFigures, IoShareAndEnergyPerConfiguration) {
 
 json seriesObject(const std::vector<double>& values) {
   benchmark::SeriesSpec spec;
-  spec.configuration = {"lab", "resnet50", "eidf", "A100", "4", "1", "256", "fp32"};
+  spec.configuration = {"lab", "resnet50", "eidf", "A100", "4", "1", "256", "fp32", ""};
   spec.metric = "effective_throughput";
   benchmark::SeriesStatus status;
   for (std::size_t i = 0; i < values.size(); ++i) {

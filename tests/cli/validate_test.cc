@@ -117,4 +117,53 @@ spec:
 }
 
 }  // namespace
+// Verifies that BenchmarkSystems are checked, and that the runs of the same text are placed on
+// the systems they name before they are checked, wherever the system comes in the text.
+TEST(Validate, RunsArePlacedOnTheSystemsOfTheText) {
+  const std::string manifest = R"(apiVersion: hetbench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: placed, namespace: lab}
+spec:
+  benchmark: custom
+  system: lab-a100
+  workload: {image: busybox, accelerator: {count: 1}}
+---
+apiVersion: hetbench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: conflicting, namespace: lab}
+spec:
+  benchmark: custom
+  system: lab-a100
+  workload: {image: busybox, accelerator: {resource: amd.com/gpu, count: 1}}
+---
+apiVersion: hetbench.io/v1alpha1
+kind: BenchmarkSystem
+metadata: {name: lab-a100}
+spec:
+  kubernetes:
+    nodeSelector: {hetbench.io/system: lab-a100}
+    accelerator: {resource: nvidia.com/gpu, product: NVIDIA-A100-SXM4-40GB}
+---
+apiVersion: hetbench.io/v1alpha1
+kind: BenchmarkSystem
+metadata: {name: broken}
+spec: {kubernetes: {accelerator: {resource: tpu}}}
+)";
+  common::Result<std::vector<Validation>> found = validateManifests(manifest, "default");
+  ASSERT_TRUE(found.isOk()) << found.status().toString();
+  ASSERT_EQ(found->size(), 4u);
+  EXPECT_TRUE((*found)[0].valid) << ((*found)[0].causes.empty() ? "" : (*found)[0].causes[0]);
+  EXPECT_EQ((*found)[0].summary, "1 trial(s) x 1 repetition(s) on BenchmarkSystem lab-a100");
+  EXPECT_FALSE((*found)[1].valid);
+  ASSERT_EQ((*found)[1].causes.size(), 1u);
+  EXPECT_EQ((*found)[1].causes[0].rfind("spec.workload.accelerator.resource: ", 0), 0u)
+      << (*found)[1].causes[0];
+  EXPECT_TRUE((*found)[2].valid);
+  EXPECT_EQ((*found)[2].name, "lab-a100");
+  EXPECT_EQ((*found)[2].summary, "Kubernetes nodes hetbench.io/system=lab-a100");
+  EXPECT_TRUE((*found)[3].checked);
+  EXPECT_FALSE((*found)[3].valid);
+  EXPECT_EQ((*found)[3].causes[0].rfind("spec.kubernetes.accelerator.resource: ", 0), 0u);
+}
+
 }  // namespace hetbench::cli

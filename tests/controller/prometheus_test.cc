@@ -92,7 +92,7 @@ json run(int batch, bool fail) {
 /// trials at 100 samples/s, then 10 at 80, judged by the series model, so that it has a change
 /// point, a baseline and noise, which the runs here are too few to give their own series.
 void writeSeriesWithAChange(kube::KubeClient& client) {
-  benchmark::SeriesSpec spec{{"default", "resnet50", "history", "", "0", "1", "64", "fp32"},
+  benchmark::SeriesSpec spec{{"default", "resnet50", "history", "", "0", "1", "64", "fp32", ""},
                              "effective_throughput"};
   benchmark::SeriesStatus status;
   const common::WallTime start{std::chrono::seconds(1'790'000'000)};

@@ -54,6 +54,18 @@ class StoreCache final : public RunCache {
   std::vector<json> ipuJobs(const std::string& ns, const std::string& run) const override {
     return labelled(kIpuJobs, ns, run);
   }
+  SystemLookup system(const std::string& name) const override {
+    if (!systemsServed) return {};
+    if (systemsSyncing) return {SystemLookup::State::kSyncing, {}};
+    for (const json& system : objects(kBenchmarkSystems))
+      if (system["metadata"].value("name", "") == name)
+        return {SystemLookup::State::kFound, system};
+    return {SystemLookup::State::kAbsent, {}};
+  }
+
+  /// Whether the BenchmarkSystem CRD is served, and whether its informer is still listing.
+  bool systemsServed = true;
+  bool systemsSyncing = false;
 
  private:
   using Snapshot = std::map<std::string, std::vector<json>>;
@@ -62,8 +74,8 @@ class StoreCache final : public RunCache {
   }
   Snapshot snapshot() const {
     Snapshot out;
-    for (const auto* gvr :
-         {&kBenchmarkRuns, &kube::resources::kPods, &kube::resources::kJobs, &kIpuJobs})
+    for (const auto* gvr : {&kBenchmarkRuns, &kube::resources::kPods, &kube::resources::kJobs,
+                            &kIpuJobs, &kBenchmarkSystems})
       out[keyOf(*gvr)] = client_.objects(*gvr);
     return out;
   }

@@ -181,6 +181,7 @@ class HidingCache final : public RunCache {
   std::vector<json> ipuJobs(const std::string& ns, const std::string& run) const override {
     return inner_.ipuJobs(ns, run);
   }
+  SystemLookup system(const std::string& name) const override { return inner_.system(name); }
   bool hidden = false;
 
  private:

@@ -74,7 +74,7 @@ json run(const std::string& uid = "uid-1", const std::string& name = "a") {
 }
 
 Configuration config(const std::string& batch) {
-  return {"lab", "resnet50", "lab-a100", "NVIDIA-A100-SXM4-40GB", "4", "1", batch, "bf16"};
+  return {"lab", "resnet50", "lab-a100", "NVIDIA-A100-SXM4-40GB", "4", "1", batch, "bf16", ""};
 }
 
 TEST(FinishedTrialsTest, JudgedAndFailedTrialsWithTheirConfiguration) {
@@ -141,7 +141,7 @@ TEST(FinishedTrialsTest, TemplateRunsAreKeyedByWhatTheSpecSays) {
   const std::vector<FinishedTrial> trials = finishedTrials(r);
   ASSERT_FALSE(trials.empty());
   EXPECT_EQ(trials[0].configuration,
-            (Configuration{"lab", "resnet50", "lab-a100", "", "0", "", "", ""}));
+            (Configuration{"lab", "resnet50", "lab-a100", "", "0", "", "", "", ""}));
 }
 
 /// The samples of one family in text form: `{labels} value` per series, sorted.

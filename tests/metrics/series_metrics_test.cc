@@ -23,7 +23,7 @@ constexpr const char* kFamilies[] = {"hetbench_series_points",
                                      "hetbench_series_last_change_magnitude"};
 
 benchmark::Configuration config(const std::string& batch = "256") {
-  return {"lab", "resnet50", "lab-h100", "NVIDIA-H100-80GB-HBM3", "8", "2", batch, "bf16"};
+  return {"lab", "resnet50", "lab-h100", "NVIDIA-H100-80GB-HBM3", "8", "2", batch, "bf16", ""};
 }
 
 /// A BenchmarkSeries as the operator writes it, of `config(batch)`, with `status`.
@@ -203,6 +203,7 @@ TEST(SeriesMetricsTest, LabelledWithTheConfigurationNameAndMetric) {
                         {"nodes", "2"},
                         {"batch_size", "256"},
                         {"precision", "bf16"},
+                        {"target", "kubernetes"},
                         {"series", "resnet50-5d1c0e9a4b"},
                         {"metric", "effective_throughput"}}));
 }

@@ -106,12 +106,15 @@ TEST(WorkloadPodMetricsTest, EachPodWithItsTrialsConfiguration) {
   const std::string config =
       "namespace=lab benchmark=resnet50 system=dgx-h100 accelerator=NVIDIA-H100-80GB-HBM3 "
       "accelerators=16 nodes=2 ";
-  EXPECT_EQ(series(metrics),
-            (std::vector<std::string>{
-                config + "batch_size=256 precision=bf16 pod=nightly-t0-r1-abcde-0-aaaaa "
-                         "run=nightly trial=0 repetition=1 1.000000",
-                config + "batch_size=512 precision=bf16 pod=nightly-t1-r0-abcde-1-bbbbb "
-                         "run=nightly trial=1 repetition=0 1.000000"}));
+  EXPECT_EQ(
+      series(metrics),
+      (std::vector<std::string>{
+          config +
+              "batch_size=256 precision=bf16 target=kubernetes pod=nightly-t0-r1-abcde-0-aaaaa "
+              "run=nightly trial=0 repetition=1 1.000000",
+          config +
+              "batch_size=512 precision=bf16 target=kubernetes pod=nightly-t1-r0-abcde-1-bbbbb "
+              "run=nightly trial=1 repetition=0 1.000000"}));
 }
 
 // Verifies that a pod shows only once its run is known and accepted, in whichever order the

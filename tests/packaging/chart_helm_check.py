@@ -340,8 +340,9 @@ def existing_claim(objects):
 
 def no_leader_election(objects):
     problems = []
-    expect(problems, not of_kind(objects, "Role") and not of_kind(objects, "RoleBinding"),
-           "renders a Role or RoleBinding, though there is no Lease")
+    expect(problems, named(objects, "Role", "hetbench-operator-leader-election") is None and
+           named(objects, "RoleBinding", "hetbench-operator-leader-election") is None,
+           "renders the leader-election Role or RoleBinding, though there is no Lease")
     expect(problems, not any(a.startswith("--leader-elect") for a in args(objects)),
            f"args have leader-election flags: {args(objects)}")
     expect_operator_rbac_cluster_wide(problems, objects)
@@ -361,6 +362,17 @@ def namespace_scope(objects):
                f"no Role and RoleBinding hetbench-operator in {namespace} for the operator")
     expect(problems, named(objects, "ClusterRoleBinding", "hetbench-operator-endpoint-auth"),
            "the endpoints' TokenReviews are no longer granted")
+    scoped = named(objects, "ClusterRole", "hetbench-operator-cluster-scoped")
+    expect(problems, scoped is not None and scoped["rules"] == [
+        {"apiGroups": ["hetbench.io"], "resources": ["benchmarksystems"],
+         "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["hetbench.io"], "resources": ["slurmclusters"],
+         "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["hetbench.io"], "resources": ["slurmclusters/status"],
+         "verbs": ["update"]}] and
+           named(objects, "ClusterRoleBinding", "hetbench-operator-cluster-scoped"),
+           "BenchmarkSystems and SlurmClusters are not granted, or more than them is granted "
+           "cluster-wide")
     expect(problems, "--namespace=team-a,team-b" in args(objects),
            f"args lack --namespace=team-a,team-b: {args(objects)}")
     return problems

@@ -31,7 +31,8 @@ from packaging_test import Failure, Kubesim, run_with_kubectl  # noqa: E402
 
 ROOT = HERE.parent.parent
 CRDS = [ROOT / "crds" / name
-        for name in ("benchmarkrun.yaml", "benchmarkschedule.yaml", "benchmarkseries.yaml")]
+        for name in ("benchmarkrun.yaml", "benchmarkschedule.yaml", "benchmarkseries.yaml",
+                     "benchmarksystem.yaml", "slurmcluster.yaml")]
 
 
 def schema_of(crd):

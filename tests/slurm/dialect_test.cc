@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -79,9 +81,7 @@ TEST(SlurmDialectTest, V0042SubmitPutsTheScriptInTheJob) {
   const json& job = body["job"];
   EXPECT_EQ(job["script"], "#!/bin/sh\nhetbench-train\n");
   EXPECT_EQ(job["environment"], json::array({"PATH=/usr/bin:/bin", "HETBENCH_UNIT=0-0"}));
-  EXPECT_EQ(job["minimum_nodes"], 2);
-  EXPECT_EQ(job["maximum_nodes"], 2);
-  EXPECT_FALSE(job.contains("nodes"));
+  EXPECT_EQ(job["nodes"], "2");
   EXPECT_FALSE(job.contains("gres"));
   EXPECT_EQ(job["tres_per_node"], "gres/gpu:4");
   EXPECT_EQ(job["time_limit"], (json{{"set", true}, {"infinite", false}, {"number", 30}}));
@@ -183,6 +183,18 @@ TEST(SlurmDialectTest, AnswersMapToStatusCodes) {
        common::StatusCode::kInternal,
        "slurmrestd: Requested node configuration is not available"},
       {"no change", Operation::kJobs, {500, noChange.dump()}, common::StatusCode::kOk, ""},
+      {"22.05 refusing a token",
+       Operation::kSubmit,
+       {500,
+        R"({"errors":[{"error_code":5005,"error":"Zero Bytes were transmitted or received"}]})"},
+       common::StatusCode::kUnauthorized,
+       "slurmrestd: Zero Bytes were transmitted or received (slurmctld closed the connection "
+       "unanswered, as Slurm 22.05 does for a token it refuses)"},
+      {"22.05 errno",
+       Operation::kPartitions,
+       {500, R"({"errors":[{"errno":1001,"error":"Unable to contact slurm controller"}]})"},
+       common::StatusCode::kUnavailable,
+       "slurmrestd: Unable to contact slurm controller"},
       {"auth error",
        Operation::kJobs,
        {500,
@@ -196,6 +208,16 @@ TEST(SlurmDialectTest, AnswersMapToStatusCodes) {
     EXPECT_EQ(status.code(), c.code) << c.name << ": " << status.toString();
     EXPECT_EQ(status.message(), c.message) << c.name;
   }
+}
+
+TEST(SlurmDialectTest, UnspecifiedErrorsAreToldApart) {
+  EXPECT_TRUE(onlyUnspecifiedErrors(
+      {500, R"({"errors":[{"error_number":-1,"error":"Unspecified error"}]})"}));
+  EXPECT_TRUE(onlyUnspecifiedErrors({500, R"({"errors":[{"errno":-1}]})"}));
+  EXPECT_FALSE(onlyUnspecifiedErrors({500, R"({"errors":[{"errno":-1},{"errno":1001}]})"}));
+  EXPECT_FALSE(onlyUnspecifiedErrors({200, R"({"errors":[]})"}));
+  EXPECT_FALSE(onlyUnspecifiedErrors({500, "Authentication failure"}));
+  EXPECT_TRUE(answerStatus(Operation::kJobs, {304, ""}).isOk()) << "unchanged since update_time";
 }
 
 TEST(SlurmDialectTest, SubmittedReadsTheJobIdAndWarnings) {
@@ -407,6 +429,106 @@ TEST(SlurmDialectTest, NodesPartitionsAndPings) {
           .readPing({200, R"({"pings":[{"hostname":"c","responding":false}]})"});
   EXPECT_TRUE(down.isUnavailable());
   EXPECT_EQ(down.message(), "slurmctld does not answer slurmrestd's ping: c");
+}
+
+// Answers of Slurm 24.11.5's slurmrestd (data_parser v0.0.42), recorded on loopback with the
+// requests named in tests/slurm/v0.0.42/README.
+Answer recorded(int status, const std::string& name) {
+  std::ifstream in(std::string(HETBENCH_SLURM_ANSWERS) + "/" + name + ".json");
+  std::stringstream body;
+  body << in.rdbuf();
+  EXPECT_FALSE(body.str().empty()) << name;
+  return {status, body.str()};
+}
+
+TEST(SlurmDialectTest, RecordedV0042JobsRead) {
+  const Dialect& d = dialect(ApiVersion::kV0_0_42);
+  struct Case {
+    const char* name;
+    JobState state;
+    std::string reason;
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    bool started;
+    bool ended;
+  };
+  const std::vector<Case> cases = {
+      {"job_pending", JobState::kPending, "Resources", std::nullopt, std::nullopt, false, false},
+      {"job_running", JobState::kRunning, "", std::nullopt, std::nullopt, true, false},
+      {"job_completed", JobState::kCompleted, "", 0, std::nullopt, true, true},
+      {"job_failed", JobState::kFailed, "NonZeroExitCode", 3, std::nullopt, true, true},
+      {"job_cancelled_running_final", JobState::kCancelled, "", std::nullopt, 15, true, true},
+      {"job_timeout", JobState::kTimeout, "TimeLimit", std::nullopt, 15, true, true},
+  };
+  for (const Case& c : cases) {
+    auto jobs = d.readJobs(Operation::kJob, recorded(200, c.name));
+    ASSERT_TRUE(jobs.isOk()) << c.name << ": " << jobs.status().toString();
+    ASSERT_EQ(jobs->size(), 1U) << c.name;
+    const JobInfo& job = (*jobs)[0];
+    EXPECT_GT(job.id, 0) << c.name;
+    EXPECT_EQ(job.state, c.state) << c.name << ": " << job.stateText;
+    EXPECT_EQ(job.reason, c.reason) << c.name;
+    EXPECT_EQ(job.exitCode, c.exitCode) << c.name;
+    EXPECT_EQ(job.signal, c.signal) << c.name;
+    EXPECT_EQ(job.startTime.has_value(), c.started) << c.name;
+    EXPECT_EQ(job.endTime.has_value(), c.ended) << c.name;
+    EXPECT_TRUE(job.submitTime.has_value()) << c.name;
+    EXPECT_EQ(job.user, "nobody") << c.name;
+    EXPECT_EQ(job.partition, "gpu") << c.name;
+  }
+  auto timeout = d.readJobs(Operation::kJob, recorded(200, "job_timeout"));
+  ASSERT_TRUE(timeout.isOk());
+  EXPECT_EQ((*timeout)[0].timeLimitMinutes, 1);
+  EXPECT_LT(*(*timeout)[0].startTime, *(*timeout)[0].endTime);
+}
+
+TEST(SlurmDialectTest, RecordedV0042AnswersMapToStatusCodes) {
+  const Dialect& d = dialect(ApiVersion::kV0_0_42);
+  auto unknown = d.readJobs(Operation::kJob, recorded(404, "job_unknown"));
+  EXPECT_TRUE(unknown.status().isNotFound()) << unknown.status().toString();
+  EXPECT_TRUE(d.readCancelled(recorded(200, "delete_unknown")).isNotFound());
+  EXPECT_TRUE(d.readCancelled(recorded(200, "delete_finished")).isOk());
+  EXPECT_TRUE(d.readCancelled(recorded(200, "delete_running")).isOk());
+  EXPECT_TRUE(d.readPing(recorded(200, "ping")).isOk());
+  EXPECT_TRUE(d.readPing(recorded(200, "ctld_down_ping")).isUnavailable());
+
+  auto wrongToken = d.readSubmitted(recorded(511, "auth_wrong_token_submit"));
+  EXPECT_TRUE(wrongToken.status().isUnauthorized()) << wrongToken.status().toString();
+  EXPECT_EQ(wrongToken.status().message(),
+            "slurmrestd: Batch job submission failed (Protocol authentication error)");
+  auto noToken = d.readSubmitted(recorded(401, "auth_no_token_submit"));
+  EXPECT_TRUE(noToken.status().isUnauthorized()) << noToken.status().toString();
+  auto controllerDown = d.readSubmitted(recorded(502, "ctld_down_submit"));
+  EXPECT_TRUE(controllerDown.status().isUnavailable()) << controllerDown.status().toString();
+  auto tooMany = d.readSubmitted(recorded(500, "submit_bad_tpn_toomany"));
+  EXPECT_TRUE(tooMany.status().isInvalid()) << tooMany.status().toString();
+  EXPECT_EQ(tooMany.status().message(),
+            "slurmrestd: Batch job submission failed (Requested node configuration is not "
+            "available)");
+
+  auto submitted = d.readSubmitted(recorded(200, "submit_tres_per_node"));
+  ASSERT_TRUE(submitted.isOk()) << submitted.status().toString();
+  EXPECT_GT(submitted->id, 0);
+  auto ignoredField = d.readSubmitted(recorded(200, "submit_gres_field"));
+  ASSERT_TRUE(ignoredField.isOk());
+  EXPECT_EQ(ignoredField->warnings,
+            std::vector<std::string>{
+                "Ignoring unknown field \"gres\" of type string in DATA_PARSER_JOB_DESC_MSG"});
+
+  auto unchanged = d.readJobs(Operation::kJobs, recorded(200, "jobs_update_time_future"));
+  ASSERT_TRUE(unchanged.isOk()) << unchanged.status().toString();
+  EXPECT_TRUE(unchanged->empty());
+
+  auto nodes = d.readNodes(recorded(200, "nodes"));
+  ASSERT_TRUE(nodes.isOk());
+  ASSERT_EQ(nodes->size(), 1U);
+  EXPECT_EQ((*nodes)[0].gres, "gpu:2");
+  EXPECT_EQ((*nodes)[0].cpus, 4);
+  auto partitions = d.readPartitions(recorded(200, "partitions_down"));
+  ASSERT_TRUE(partitions.isOk());
+  EXPECT_EQ((*partitions)[0].states, std::vector<std::string>{"DOWN"});
+  EXPECT_EQ((*partitions)[0].nodes, "node1");
+  EXPECT_EQ((*partitions)[0].maxTimeMinutes, std::nullopt);
 }
 
 }  // namespace

@@ -28,21 +28,23 @@ using common::StatusCause;
 using internal::indexed;
 using internal::infoOf;
 using internal::invalidFields;
+using internal::isGpu;
 using internal::isIntOrString;
 using internal::isString;
+using internal::kAmdGpu;
 using internal::KindInfo;
 using internal::kindNamed;
+using internal::kIpu;
+using internal::kNoAccelerator;
+using internal::kNvidiaGpu;
 using internal::member;
 using internal::objectMeta;
 using internal::renderTemplate;
+using internal::trainingArgs;
 using internal::unitMeta;
 using internal::UnitMeta;
 using nlohmann::json;
 
-constexpr std::string_view kNvidiaGpu = "nvidia.com/gpu";
-constexpr std::string_view kAmdGpu = "amd.com/gpu";
-constexpr std::string_view kIpu = "graphcore.ai/ipu";
-constexpr std::string_view kNoAccelerator = "none";
 constexpr std::string_view kNvidiaProductLabel = "nvidia.com/gpu.product";
 constexpr std::string_view kAmdProductLabel = "amd.com/gpu.product-name";
 constexpr std::string_view kContainerName = "benchmark";
@@ -186,36 +188,12 @@ json envVar(std::string_view name, std::string value) {
   return {{"name", name}, {"value", std::move(value)}};
 }
 
-bool isGpu(const std::string& resource) { return resource == kNvidiaGpu || resource == kAmdGpu; }
-
 // A security context: the restricted defaults (none for an IPUJob's workers, which the IPU
 // operator makes privileged) with each field the workload sets put in their place.
 json securityContextOf(WorkloadKind kind, json defaults, const json& fields) {
   json context = kind == WorkloadKind::kIpuJob ? json::object() : std::move(defaults);
   for (const auto& [key, value] : fields.items()) context[key] = value;
   return context;
-}
-
-// The command line of hetbench-train when the workload does not give `args`:
-//   --model <benchmark> [--batch-size N] [--epochs N] [--steps-per-epoch N] [--precision P]
-//   [--data D] --device <cuda|cpu>
-// One flag per training field that is set. --device is cuda when NVIDIA or AMD GPUs are
-// allocated (PyTorch's ROCm build also calls its device cuda) and cpu without an accelerator;
-// IPU runs get no --device, as the IPU build of the program has only one device.
-std::vector<std::string> trainingArgs(Benchmark benchmark, const Workload& w) {
-  std::vector<std::string> args = {"--model", toString(benchmark)};
-  const Training& t = w.training;
-  for (const auto& [flag, value] :
-       {std::pair{"--batch-size", t.batchSize}, std::pair{"--epochs", t.epochs},
-        std::pair{"--steps-per-epoch", t.stepsPerEpoch}}) {
-    if (value) args.insert(args.end(), {flag, std::to_string(*value)});
-  }
-  if (!t.precision.empty()) args.insert(args.end(), {"--precision", t.precision});
-  if (!t.data.empty()) args.insert(args.end(), {"--data", t.data});
-  const Accelerator& a = w.accelerator;
-  if (a.resource == kIpu) return args;
-  args.insert(args.end(), {"--device", isGpu(a.resource) && a.count > 0 ? "cuda" : "cpu"});
-  return args;
 }
 
 json benchmarkContainer(const RunRef& run, const RunSpec& spec, const Unit& unit, const Workload& w,
@@ -361,6 +339,30 @@ RenderedUnit renderWorkload(const RunRef& run, const RunSpec& spec, const Unit& 
 
 namespace internal {
 
+bool isGpu(const std::string& resource) { return resource == kNvidiaGpu || resource == kAmdGpu; }
+
+// The command line of hetbench-train when the workload does not give `args`:
+//   --model <benchmark> [--batch-size N] [--epochs N] [--steps-per-epoch N] [--precision P]
+//   [--data D] --device <cuda|cpu>
+// One flag per training field that is set. --device is cuda when NVIDIA or AMD GPUs are
+// allocated (PyTorch's ROCm build also calls its device cuda) and cpu without an accelerator;
+// IPU runs get no --device, as the IPU build of the program has only one device.
+std::vector<std::string> trainingArgs(Benchmark benchmark, const Workload& w) {
+  std::vector<std::string> args = {"--model", toString(benchmark)};
+  const Training& t = w.training;
+  for (const auto& [flag, value] :
+       {std::pair{"--batch-size", t.batchSize}, std::pair{"--epochs", t.epochs},
+        std::pair{"--steps-per-epoch", t.stepsPerEpoch}}) {
+    if (value) args.insert(args.end(), {flag, std::to_string(*value)});
+  }
+  if (!t.precision.empty()) args.insert(args.end(), {"--precision", t.precision});
+  if (!t.data.empty()) args.insert(args.end(), {"--data", t.data});
+  const Accelerator& a = w.accelerator;
+  if (a.resource == kIpu) return args;
+  args.insert(args.end(), {"--device", isGpu(a.resource) && a.count > 0 ? "cuda" : "cpu"});
+  return args;
+}
+
 UnitMeta unitMeta(const RunRef& run, const RunSpec& spec, const Unit& unit) {
   json labels = {{std::string(kRunLabel), run.name},
                  {std::string(kTrialLabel), std::to_string(unit.trial)},
@@ -496,9 +498,11 @@ common::Result<Workload> parseWorkload(const nlohmann::json& workload, const std
         r.boolean(at("automountServiceAccountToken"), v).value_or(false);
   }
 
+  internal::parseSlurm(r, workload, path, out);
+
   // Rules across fields, judged only on fields that parsed.
   if (kindOk && acceleratorOk) checkAccelerator(r, out, at("accelerator"));
-  if (kindOk && nodesOk && out.kind == WorkloadKind::kPod && out.nodes > 1) {
+  if (kindOk && nodesOk && out.kind == WorkloadKind::kPod && out.nodes > 1 && !out.slurm) {
     r.add(invalidCause(at("nodes"), out.nodes, "must be 1 for kind Pod; kind Job runs several"));
   }
   if (kindOk && !backoffLimit.is_null() && out.kind != WorkloadKind::kJob) {
@@ -545,6 +549,7 @@ common::Result<RenderedUnit> renderUnit(const RunRef& run, const RunSpec& spec, 
   }
   if (spec.workload) {
     HETBENCH_ASSIGN_OR_RETURN(const Workload workload, trialWorkload(spec, unit.params));
+    if (workload.slurm) return internal::renderSlurmUnit(run, spec, unit, workload);
     return boundedByDeadline(renderWorkload(run, spec, unit, workload), spec.timeLimit);
   }
   const std::string path = "spec.template";

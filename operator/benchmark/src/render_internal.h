@@ -1,7 +1,8 @@
 #pragma once
 
-// What render.cc and template.cc share: the workload kinds, what every object of a unit carries,
-// and the rendering of a raw template. Internal to the benchmark module.
+// What render.cc and template.cc share: the workload kinds, the accelerator resources, what every
+// object of a unit carries, and the rendering of a raw template. Internal to the benchmark module
+// (system.cc reads the accelerator resources too).
 
 #include <array>
 #include <cstddef>
@@ -12,8 +13,30 @@
 #include <vector>
 
 #include "hetbench/benchmark/render.h"
+#include "hetbench/common/spec_reader.h"
 
 namespace hetbench::benchmark::internal {
+
+/// The accelerator resources a structured workload may ask for ("none" for none).
+inline constexpr std::string_view kNvidiaGpu = "nvidia.com/gpu";
+inline constexpr std::string_view kAmdGpu = "amd.com/gpu";
+inline constexpr std::string_view kIpu = "graphcore.ai/ipu";
+inline constexpr std::string_view kNoAccelerator = "none";
+
+/// Whether the resource is a GPU (NVIDIA's or AMD's).
+bool isGpu(const std::string& resource);
+
+/// The command line of hetbench-train built from a workload's training fields.
+std::vector<std::string> trainingArgs(Benchmark benchmark, const Workload& w);
+
+/// `workload.slurm` and the rules of a workload that has it (slurm_job.cc): the pod's fields
+/// refused, one node, GPUs only, a command or script to run.
+void parseSlurm(common::SpecReader& r, const nlohmann::json& workload, const std::string& path,
+                Workload& out);
+
+/// A Slurm workload's unit: its batch job, and the job's description as the unit's manifest.
+common::Result<RenderedUnit> renderSlurmUnit(const RunRef& run, const RunSpec& spec,
+                                             const Unit& unit, const Workload& w);
 
 struct KindInfo {
   WorkloadKind kind;

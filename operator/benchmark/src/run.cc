@@ -201,6 +201,8 @@ json toJson(const UnitRecord& unit) {
     out["workload"] = {{"apiVersion", unit.workloadApiVersion},
                        {"kind", unit.workloadKind},
                        {"name", unit.workloadName}};
+    if (!unit.slurmCluster.empty()) out["workload"]["cluster"] = unit.slurmCluster;
+    if (unit.slurmJobId > 0) out["workload"]["jobId"] = unit.slurmJobId;
   }
   if (!unit.nodes.empty()) out["nodes"] = unit.nodes;
   putTime(out, "startTime", unit.startTime);
@@ -228,6 +230,8 @@ UnitRecord unitFromJson(const json& in) {
     unit.workloadApiVersion = stringMember(workload, "apiVersion");
     unit.workloadKind = stringMember(workload, "kind");
     unit.workloadName = stringMember(workload, "name");
+    unit.slurmCluster = stringMember(workload, "cluster");
+    unit.slurmJobId = intMember(workload, "jobId");
   }
   unit.nodes = common::stringList(member(in, "nodes"));
   unit.startTime = timeMember(in, "startTime");

@@ -75,7 +75,7 @@ std::string seriesName(const Configuration& c) {
   // Every field, each ended by a byte no Kubernetes name or label value holds.
   const std::string key = c.ns + '\n' + c.benchmark + '\n' + c.system + '\n' + c.accelerator +
                           '\n' + c.accelerators + '\n' + c.nodes + '\n' + c.batchSize + '\n' +
-                          c.precision + '\n';
+                          c.precision + '\n' + (c.target.empty() ? "" : c.target + '\n');
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
   return label + "-" + std::string(hex, 10);
@@ -237,9 +237,12 @@ void controlFalseDiscoveries(const std::vector<JudgedSeries>& judged,
 }
 
 json toJson(const Configuration& c) {
-  return {{"benchmark", c.benchmark},       {"system", c.system}, {"accelerator", c.accelerator},
-          {"accelerators", c.accelerators}, {"nodes", c.nodes},   {"batchSize", c.batchSize},
-          {"precision", c.precision}};
+  json out = {
+      {"benchmark", c.benchmark},       {"system", c.system}, {"accelerator", c.accelerator},
+      {"accelerators", c.accelerators}, {"nodes", c.nodes},   {"batchSize", c.batchSize},
+      {"precision", c.precision}};
+  if (!c.target.empty()) out["target"] = c.target;
+  return out;
 }
 
 json toJson(const SeriesSpec& spec) {
@@ -333,6 +336,7 @@ SeriesSpec seriesSpecFromJson(const json& spec) {
     c.nodes = common::stringMember(configuration, "nodes");
     c.batchSize = common::stringMember(configuration, "batchSize");
     c.precision = common::stringMember(configuration, "precision");
+    c.target = common::stringMember(configuration, "target");
   }
   out.metric = common::stringMember(spec, "metric");
   if (common::stringMember(spec, "direction") == "lower")

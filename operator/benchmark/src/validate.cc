@@ -45,6 +45,7 @@ Configuration configurationOf(const std::string& ns, const RunSpec& spec, const 
   c.nodes = std::to_string(w.nodes);
   if (w.training.batchSize) c.batchSize = std::to_string(*w.training.batchSize);
   c.precision = w.training.precision;
+  if (w.slurm) c.target = "slurm";
   return c;
 }
 
@@ -71,10 +72,12 @@ common::Result<AcceptedRun> validateRun(const RunRef& ref, const nlohmann::json&
   for (const Unit& unit : units) {
     common::Result<RenderedUnit> rendered = renderUnit(ref, run.spec, unit);
     if (rendered.isOk() && run.spec.queueName && !run.spec.queueName->empty() &&
-        !queueable(rendered.value().kind)) {
+        (rendered.value().slurm || !queueable(rendered.value().kind))) {
       rendered = common::invalidStatus({common::invalidCause(
           "spec.queueName", *run.spec.queueName,
-          "Kueue has no integration for IPUJobs; a queue takes Pods and Jobs only")});
+          rendered.value().slurm
+              ? "a Slurm job waits in Slurm's queue; Kueue takes Pods and Jobs only"
+              : "Kueue has no integration for IPUJobs; a queue takes Pods and Jobs only")});
     }
     if (rendered.isOk()) {
       podsPerUnit.push_back(rendered.value().expectedPods);

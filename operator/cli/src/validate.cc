@@ -1,7 +1,10 @@
 #include "hetbench/cli/validate.h"
 
+#include <map>
+
 #include "hetbench/benchmark/constants.h"
 #include "hetbench/benchmark/run.h"
+#include "hetbench/benchmark/system.h"
 #include "hetbench/benchmark/validate.h"
 #include "hetbench/common/json_fields.h"
 #include "hetbench/common/yaml.h"
@@ -25,9 +28,23 @@ std::vector<std::string> causesOf(const common::Status& status) {
   return out;
 }
 
-void checkRun(const json& object, const benchmark::RunRef& ref, Validation& v) {
-  common::Result<benchmark::AcceptedRun> accepted =
-      benchmark::validateRun(ref, benchmark::frozenSpec(member(object, "spec")));
+/// The valid BenchmarkSystems of the text, by name.
+using Systems = std::map<std::string, benchmark::SystemSpec>;
+
+void checkRun(const json& object, const benchmark::RunRef& ref, const Systems& systems,
+              Validation& v) {
+  json spec = benchmark::frozenSpec(member(object, "spec"));
+  const std::string systemName = stringMember(spec, "system");
+  auto system = systems.find(systemName);
+  if (system != systems.end()) {
+    common::Result<json> placed = benchmark::placeOnSystem(spec, systemName, system->second);
+    if (!placed.isOk()) {
+      v.causes = causesOf(placed.status());
+      return;
+    }
+    spec = std::move(placed).value();
+  }
+  common::Result<benchmark::AcceptedRun> accepted = benchmark::validateRun(ref, spec);
   if (!accepted.isOk()) {
     v.causes = causesOf(accepted.status());
     return;
@@ -37,11 +54,38 @@ void checkRun(const json& object, const benchmark::RunRef& ref, Validation& v) {
   const auto repetitions = static_cast<std::size_t>(accepted.value().spec.repetitions);
   v.summary = std::to_string(units / repetitions) + " trial(s) x " + std::to_string(repetitions) +
               " repetition(s)";
+  if (system != systems.end()) v.summary += " on BenchmarkSystem " + systemName;
 }
 
-void checkSchedule(const json& object, Validation& v) {
+void checkSystem(const json& object, Validation& v) {
+  common::Result<benchmark::SystemSpec> parsed = benchmark::parseSystemSpec(member(object, "spec"));
+  if (!parsed.isOk()) {
+    v.causes = causesOf(parsed.status());
+    return;
+  }
+  v.valid = true;
+  if (const std::optional<benchmark::SlurmSystem>& slurm = parsed.value().slurm) {
+    v.summary = "SlurmCluster " + slurm->cluster +
+                (slurm->partition.empty() ? "" : " partition " + slurm->partition);
+    return;
+  }
+  v.summary = "Kubernetes nodes";
+  const json& selector = parsed.value().kubernetes->nodeSelector;
+  if (!selector.empty()) {
+    std::string labels;
+    for (const auto& [label, value] : selector.items())
+      labels += (labels.empty() ? "" : ",") + label + "=" + value.get<std::string>();
+    v.summary += " " + labels;
+  }
+}
+
+void checkSchedule(const json& object, const Systems& systems, Validation& v) {
   common::Result<schedule::ScheduleSpec> parsed =
-      schedule::parseScheduleSpec(member(object, "spec"));
+      schedule::parseScheduleSpec(member(object, "spec"), [&](const std::string& name) {
+        auto it = systems.find(name);
+        return it == systems.end() ? std::nullopt
+                                   : std::optional<benchmark::SystemSpec>(it->second);
+      });
   if (!parsed.isOk()) {
     v.causes = causesOf(parsed.status());
     return;
@@ -50,15 +94,27 @@ void checkSchedule(const json& object, Validation& v) {
   v.summary = parsed.value().schedule + " (" + parsed.value().timeZone.name() + ")";
 }
 
-Validation validateDocument(const json& object, const std::string& defaultNamespace) {
+Validation validateDocument(const json& object, const std::string& defaultNamespace,
+                            const Systems& systems) {
   Validation v;
   v.kind = stringMember(object, "kind");
   const json& meta = member(object, "metadata");
   std::string ns = stringMember(meta, "namespace");
   if (ns.empty()) ns = defaultNamespace;
   const std::string name = stringMember(meta, "name");
-  v.name = ns + "/" + (name.empty() ? stringMember(meta, "generateName") + "*" : name);
   const bool ours = stringMember(object, "apiVersion") == benchmark::kApiVersion;
+  if (ours && v.kind == benchmark::kSystemKind) {
+    // Cluster-scoped: no namespace.
+    v.name = name;
+    v.checked = true;
+    if (name.empty()) {
+      v.causes.push_back("metadata.name: Required value: name is required");
+      return v;
+    }
+    checkSystem(object, v);
+    return v;
+  }
+  v.name = ns + "/" + (name.empty() ? stringMember(meta, "generateName") + "*" : name);
   if (!ours || (v.kind != benchmark::kKind && v.kind != benchmark::kScheduleKind)) return v;
   v.checked = true;
   if (name.empty() && stringMember(meta, "generateName").empty()) {
@@ -68,9 +124,9 @@ Validation validateDocument(const json& object, const std::string& defaultNamesp
   if (v.kind == benchmark::kKind) {
     // A generated name gets five more characters: check with the longest it can be.
     const std::string longest = name.empty() ? stringMember(meta, "generateName") + "xxxxx" : name;
-    checkRun(object, {ns, longest, kDryRunUid}, v);
+    checkRun(object, {ns, longest, kDryRunUid}, systems, v);
   } else {
-    checkSchedule(object, v);
+    checkSchedule(object, systems, v);
   }
   return v;
 }
@@ -81,15 +137,30 @@ common::Result<std::vector<Validation>> validateManifests(std::string_view text,
                                                           const std::string& defaultNamespace) {
   common::Result<std::vector<json>> documents = common::yamlDocuments(text);
   if (!documents.isOk()) return common::invalidError("not YAML: " + documents.status().message());
-  std::vector<Validation> out;
+  std::vector<json> objects;
   for (const json& document : documents.value()) {
     if (stringMember(document, "kind").ends_with("List") && member(document, "items").is_array()) {
-      for (const json& item : document["items"])
-        out.push_back(validateDocument(item, defaultNamespace));
+      for (const json& item : document["items"]) objects.push_back(item);
     } else {
-      out.push_back(validateDocument(document, defaultNamespace));
+      objects.push_back(document);
     }
   }
+  // The text's systems place its runs, wherever they come in it.
+  Systems systems;
+  for (const json& object : objects) {
+    if (stringMember(object, "apiVersion") != benchmark::kApiVersion ||
+        stringMember(object, "kind") != benchmark::kSystemKind) {
+      continue;
+    }
+    common::Result<benchmark::SystemSpec> parsed =
+        benchmark::parseSystemSpec(member(object, "spec"));
+    if (parsed.isOk()) {
+      systems.emplace(stringMember(member(object, "metadata"), "name"), std::move(parsed).value());
+    }
+  }
+  std::vector<Validation> out;
+  for (const json& object : objects)
+    out.push_back(validateDocument(object, defaultNamespace, systems));
   return out;
 }
 
@@ -98,7 +169,9 @@ std::string renderValidations(const std::string& source, const std::vector<Valid
   for (const Validation& v : found) {
     out += source + ": " + (v.kind.empty() ? "(no kind)" : v.kind) + " " + v.name + ": ";
     if (!v.checked) {
-      out += "not checked (not a hetbench.io/v1alpha1 BenchmarkRun or BenchmarkSchedule)\n";
+      out +=
+          "not checked (not a hetbench.io/v1alpha1 BenchmarkRun, BenchmarkSchedule or "
+          "BenchmarkSystem)\n";
     } else if (v.valid) {
       out += "valid (" + v.summary + ")\n";
     } else {

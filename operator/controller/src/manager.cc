@@ -55,7 +55,7 @@ common::Result<ReconcileResult> guarded(const Reconcile& reconcile, const std::s
 }  // namespace
 
 /// The informers' caches, one informer per resource and watched namespace.
-class Manager::Cache final : public RunCache, public ScheduleCache {
+class Manager::Cache final : public RunCache, public ScheduleCache, public SlurmClusterCache {
  public:
   std::optional<json> run(const std::string& ns, const std::string& name) const override {
     for (const auto& informer : runInformers)
@@ -85,6 +85,21 @@ class Manager::Cache final : public RunCache, public ScheduleCache {
       if (auto found = informer->get(ns, name)) return found;
     return std::nullopt;
   }
+  SystemLookup system(const std::string& name) const override {
+    std::lock_guard lock(ipuMu);
+    if (systemInformers.empty()) return {};
+    if (!systemInformers.front()->hasSynced()) return {SystemLookup::State::kSyncing, {}};
+    if (auto found = systemInformers.front()->get("", name)) {
+      return {SystemLookup::State::kFound, std::move(*found)};
+    }
+    return {SystemLookup::State::kAbsent, {}};
+  }
+  std::optional<json> slurmCluster(const std::string& name) const override {
+    std::lock_guard lock(ipuMu);
+    for (const auto& informer : slurmClusterInformers)
+      if (auto found = informer->get("", name)) return found;
+    return std::nullopt;
+  }
   std::vector<json> scheduledRuns(const std::string& ns,
                                   const std::string& schedule) const override {
     return byIndex(runInformers, kScheduleIndex, ns, schedule);
@@ -98,27 +113,32 @@ class Manager::Cache final : public RunCache, public ScheduleCache {
     };
     std::lock_guard lock(ipuMu);
     return all(runInformers) && all(podInformers) && all(jobInformers) && all(ipuJobInformers) &&
-           all(scheduleInformers);
+           all(scheduleInformers) && all(systemInformers);
   }
 
   void stop() {
     for (auto* group : {&runInformers, &podInformers, &jobInformers})
       for (auto& i : *group) i->stop();
     std::lock_guard lock(ipuMu);
-    for (auto* group : {&ipuJobInformers, &scheduleInformers, &seriesInformers})
+    for (auto* group : {&ipuJobInformers, &scheduleInformers, &seriesInformers, &systemInformers,
+                        &slurmClusterInformers})
       for (auto& i : *group) i->stop();
   }
 
   std::vector<std::unique_ptr<kube::Informer>> runInformers;
   std::vector<std::unique_ptr<kube::Informer>> podInformers;
   std::vector<std::unique_ptr<kube::Informer>> jobInformers;
-  /// Guards the informers of resources that are discovered later: IPUJobs, BenchmarkSchedules
-  /// and BenchmarkSeries, whose CRDs may be installed after the operator starts.
+  /// Guards the informers of resources that are discovered later: IPUJobs, BenchmarkSchedules,
+  /// BenchmarkSeries and BenchmarkSystems, whose CRDs may be installed after the operator starts.
   mutable std::mutex ipuMu;
   std::vector<std::unique_ptr<kube::Informer>> ipuJobInformers;
   std::vector<std::unique_ptr<kube::Informer>> scheduleInformers;
   /// Not part of synced(): no controller reads them, they only feed the series metrics.
   std::vector<std::unique_ptr<kube::Informer>> seriesInformers;
+  /// One informer: BenchmarkSystems are cluster-scoped.
+  std::vector<std::unique_ptr<kube::Informer>> systemInformers;
+  /// One informer (cluster-scoped); not part of synced(): no run waits for the clusters' probes.
+  std::vector<std::unique_ptr<kube::Informer>> slurmClusterInformers;
 };
 
 Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::RandomSource& random,
@@ -136,6 +156,8 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
                                              metrics_.workQueueObserver(metrics::kRunController));
   scheduleQueue_ = std::make_unique<kube::WorkQueue>(
       clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(metrics::kScheduleController));
+  slurmConnector_ = std::make_unique<SlurmConnector>(client_, *cache_, options_.slurmConnector);
+  options_.reconciler.slurm = slurmConnector_.get();
   ReconcileObserver observer;
   observer.runFinished = [this](const std::string& phase) { metrics_.runFinished(phase); };
   reconciler_ = std::make_unique<Reconciler>(client_, *cache_, clock_, events_, options_.reconciler,
@@ -144,6 +166,11 @@ Manager::Manager(kube::KubeClient& client, const common::Clock& clock, common::R
   seriesQueue_ = std::make_unique<kube::WorkQueue>(
       clock_, kube::RateLimitOptions{}, metrics_.workQueueObserver(metrics::kSeriesController));
   seriesReconciler_ = std::make_unique<SeriesReconciler>(client_, *cache_, clock_, events_);
+  slurmClusterQueue_ = std::make_unique<kube::WorkQueue>(
+      clock_, kube::RateLimitOptions{},
+      metrics_.workQueueObserver(metrics::kSlurmClusterController));
+  slurmClusterReconciler_ = std::make_unique<SlurmClusterReconciler>(
+      client_, *cache_, *slurmConnector_, clock_, events_, options_.slurmClusters);
 }
 
 Manager::~Manager() { stop(); }
@@ -176,6 +203,12 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
     case Watched::kSchedules:
       enqueue = [this](const json& o) { enqueueSchedule(o); };
       break;
+    case Watched::kSystems:
+      // Read at acceptance only: a change of a system changes no accepted run.
+      return informer;
+    case Watched::kClusters:
+      enqueue = [this](const json& o) { slurmClusterQueue_->add(kube::objectKey(o)); };
+      break;
     case Watched::kSeries: {
       // The series controller works from the runs; of a series it hears only that its spec
       // changed (spec.acceptedAfter), to judge it again. Every change feeds the series metrics.
@@ -193,8 +226,11 @@ std::unique_ptr<kube::Informer> Manager::makeInformer(const kube::GroupVersionRe
   kube::InformerHandlers handlers;
   handlers.onAdd = enqueue;
   handlers.onUpdate = [enqueue](const json&, const json& now) { enqueue(now); };
-  // A deleted schedule has nothing left to do: the garbage collector takes its runs.
-  if (watched != Watched::kSchedules) handlers.onDelete = enqueue;
+  // A deleted schedule has nothing left to do: the garbage collector takes its runs; nor has a
+  // deleted SlurmCluster.
+  if (watched != Watched::kSchedules && watched != Watched::kClusters) {
+    handlers.onDelete = enqueue;
+  }
   informer->addHandlers(std::move(handlers));
   return informer;
 }
@@ -234,7 +270,8 @@ void Manager::startDiscoveredInformers() {
     }
     if (!client_.resourceFor(gvr.apiVersion(), kind).isOk()) return;
     std::vector<std::unique_ptr<kube::Informer>> started;
-    for (const std::string& ns : options_.namespaces) {
+    for (const std::string& ns :
+         gvr.namespaced ? options_.namespaces : std::vector<std::string>{""}) {
       started.push_back(makeInformer(gvr, ns, watched));
       started.back()->start();
     }
@@ -247,6 +284,9 @@ void Manager::startDiscoveredInformers() {
            cache_->scheduleInformers);
   discover(kBenchmarkSeries, std::string(benchmark::kSeriesKind), Watched::kSeries,
            cache_->seriesInformers);
+  discover(kBenchmarkSystems, std::string(benchmark::kSystemKind), Watched::kSystems,
+           cache_->systemInformers);
+  discover(kSlurmClusters, "SlurmCluster", Watched::kClusters, cache_->slurmClusterInformers);
 }
 
 void Manager::start() {
@@ -327,6 +367,12 @@ void Manager::housekeeping() {
                return seriesReconciler_->reconcile(ns, name);
              });
       });
+      workers_.emplace_back([this] {
+        work(*slurmClusterQueue_, metrics::kSlurmClusterController,
+             [this](const std::string&, const std::string& name) {
+               return slurmClusterReconciler_->reconcile(name);
+             });
+      });
       // Every object is looked at once; the informers' first adds may predate the workers.
       for (const auto& informer : cache_->runInformers)
         for (const json& run : informer->list()) {
@@ -336,12 +382,16 @@ void Manager::housekeeping() {
       std::lock_guard ipuLock(cache_->ipuMu);
       for (const auto& informer : cache_->scheduleInformers)
         for (const json& schedule : informer->list()) enqueueSchedule(schedule);
+      for (const auto& informer : cache_->slurmClusterInformers)
+        for (const json& cluster : informer->list())
+          slurmClusterQueue_->add(kube::objectKey(cluster));
     }
     bool needDiscovery = false;
     {
       std::lock_guard ipuLock(cache_->ipuMu);
       needDiscovery = cache_->ipuJobInformers.empty() || cache_->scheduleInformers.empty() ||
-                      cache_->seriesInformers.empty();
+                      cache_->seriesInformers.empty() || cache_->systemInformers.empty() ||
+                      cache_->slurmClusterInformers.empty();
     }
     if (needDiscovery && clock_.monotonic() >= nextDiscovery) {
       nextDiscovery = clock_.monotonic() + options_.discoveryInterval;
@@ -416,7 +466,8 @@ std::map<std::string, std::uint64_t> Manager::watchRestarts() const {
     for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
   std::lock_guard lock(cache_->ipuMu);
   for (const auto* group :
-       {&cache_->ipuJobInformers, &cache_->scheduleInformers, &cache_->seriesInformers})
+       {&cache_->ipuJobInformers, &cache_->scheduleInformers, &cache_->seriesInformers,
+        &cache_->systemInformers, &cache_->slurmClusterInformers})
     for (const auto& informer : *group) out[informer->resource()] += informer->watchRestarts();
   return out;
 }
@@ -437,6 +488,7 @@ void Manager::stop() {
   queue_->shutDown();
   scheduleQueue_->shutDown();
   seriesQueue_->shutDown();
+  slurmClusterQueue_->shutDown();
   if (housekeepingThread_.joinable()) housekeepingThread_.join();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();

@@ -16,6 +16,7 @@
 #include "hetbench/benchmark/queue.h"
 #include "hetbench/benchmark/requeue.h"
 #include "hetbench/benchmark/run.h"
+#include "hetbench/benchmark/system.h"
 #include "hetbench/benchmark/validate.h"
 #include "hetbench/controller/reconciler.h"
 #include "hetbench/logs/collector.h"
@@ -53,7 +54,10 @@ class Pass : public EventBuffer {
   /// Checks the spec to run (the accepted one, or the current one on first sight), recording
   /// it and the finalizer on first sight; a rejection when it is invalid.
   common::Result<std::optional<ReconcileResult>> accept();
-  common::Status ensureAccepted(const json& accepted);
+  common::Status ensureAccepted(const json& accepted,
+                                const std::optional<benchmark::AcceptedSystem>& system);
+  /// A spec placed on the system the run was accepted on, as acceptance placed it.
+  json placedAsAccepted(json spec) const;
   std::vector<UnitRecord> mergePlan(const std::vector<benchmark::Unit>& plan) const;
   common::Status startPending(std::vector<UnitRecord>& units,
                               const std::vector<benchmark::Unit>& plan);
@@ -102,6 +106,29 @@ class Pass : public EventBuffer {
   benchmark::RunStatus buildStatus(const std::vector<UnitRecord>& units) const;
   void noteFinished(const benchmark::RunStatus& status);
 
+  // Units on Slurm (pass_slurm.cc).
+  static bool isSlurm(const UnitRecord& unit);
+  /// The file a unit's job writes, in the SlurmCluster's shared output directory.
+  std::string slurmOutputName(const UnitRecord& unit) const;
+  /// The connection to a SlurmCluster, made once per pass; null (the trouble noted) when it
+  /// cannot be made.
+  const SlurmConnection* slurmConnection(const std::string& cluster);
+  /// Notes what went wrong with Slurm, for the SlurmReachable condition, and looks again soon.
+  void slurmTrouble(const common::Status& status);
+  /// Copies what the job's output has beyond the kept log into the log directory.
+  void followSlurmOutput(const UnitRecord& unit, const SlurmConnection& connection);
+  /// Starts a Slurm unit: adopts its job if one exists, else submits it.
+  common::Status startSlurm(UnitRecord& unit, const benchmark::RenderedUnit& r);
+  /// Follows a started Slurm unit's job: its end, startTimeout, timeLimit and suspend (which
+  /// cancel it), its output.
+  void advanceSlurm(UnitRecord& unit);
+  /// Measures an ended Slurm unit once its end is recorded.
+  void cleanUpSlurm(UnitRecord& unit, bool endRecorded);
+  /// Cancels the jobs of the run's Slurm units that have not ended (a deleted run).
+  common::Status cancelSlurmJobs();
+  /// The SlurmReachable condition of a run with Slurm units.
+  void noteSlurm(benchmark::RunStatus& status);
+
   kube::KubeClient& client_;
   const RunCache& cache_;
   const common::Clock& clock_;
@@ -118,6 +145,10 @@ class Pass : public EventBuffer {
   std::map<std::string, json> podsByName_;
   benchmark::Deadlines deadlines_;
   std::string finishedPhase_;
+  bool slurmUsed_ = false;
+  std::optional<common::Status> slurmTrouble_;
+  std::map<std::string, common::Result<SlurmConnection>> slurmConnections_;
+  std::map<std::string, std::vector<slurm::JobInfo>> slurmJobs_;
 };
 
 }  // namespace hetbench::controller::detail

@@ -126,6 +126,10 @@ common::Result<json> Pass::readWorkload(UnitRecord& unit, WorkloadKind kind) {
 }
 
 common::Status Pass::advance(UnitRecord& unit) {
+  if (isSlurm(unit)) {
+    if (benchmark::inFlight(unit.phase)) advanceSlurm(unit);
+    return common::Status();
+  }
   if (unit.phase == UnitPhase::kPending) adopt(unit);
   if (!benchmark::inFlight(unit.phase)) return common::Status();
 
@@ -251,6 +255,7 @@ common::Status Pass::start(UnitRecord& unit, const benchmark::Unit& planned) {
     return common::Status();
   }
   benchmark::RenderedUnit& r = rendered.value();
+  if (r.slurm) return startSlurm(unit, r);
   const std::string queue = accepted_.spec.queueName.value_or(options_.defaultQueueName);
   // The operator's default queue passes over IPUJobs, which Kueue does not integrate; a run that
   // names a queue for one is refused when it is accepted.
@@ -332,6 +337,9 @@ common::Status Pass::removeWorkload(WorkloadKind kind, const std::string& name) 
 }
 
 common::Status Pass::stop(UnitRecord& unit, bool failure) {
+  // A Slurm unit's job is cancelled when the unit ends (pass_slurm.cc); nothing is kept on the
+  // cluster but its output.
+  if (isSlurm(unit)) return common::Status();
   const std::optional<WorkloadKind> kind = kindFromName(unit.workloadKind);
   if (!kind) return common::Status();
   const json* job = *kind == WorkloadKind::kJob ? workloadOf(unit) : nullptr;
@@ -359,6 +367,10 @@ common::Status Pass::stop(UnitRecord& unit, bool failure) {
 }
 
 common::Status Pass::cleanUp(UnitRecord& unit, bool endRecorded) {
+  if (isSlurm(unit)) {
+    cleanUpSlurm(unit, endRecorded);
+    return common::Status();
+  }
   if (!benchmark::isTerminal(unit.phase)) return common::Status();
   if (endRecorded && measuring() && benchmark::awaitsMetrics(unit)) {
     const logs::PodLogs logs = collectLogs(unit);

@@ -7,6 +7,7 @@
 
 #include "hetbench/benchmark/status_budget.h"
 #include "hetbench/benchmark/suspend.h"
+#include "hetbench/benchmark/system.h"
 #include "hetbench/common/duration.h"
 #include "hetbench/common/json_fields.h"
 #include "pass.h"
@@ -78,6 +79,7 @@ common::Result<ReconcileResult> Pass::execute() {
   HETBENCH_RETURN_IF_ERROR(applyRetention(units));
 
   benchmark::RunStatus status = buildStatus(units);
+  noteSlurm(status);
   noteRegressions(run_.status, status);
   noteFinished(status);
   HETBENCH_RETURN_IF_ERROR(writeStatus(std::move(status)));
@@ -92,6 +94,7 @@ common::Result<std::optional<ReconcileResult>> Pass::accept() {
   };
   const bool suspended = run_.suspended();
   json spec;
+  std::optional<benchmark::AcceptedSystem> placedOn;
   if (!run_.acceptedSpecText.empty()) {
     spec = json::parse(run_.acceptedSpecText, nullptr, false);
     if (spec.is_discarded()) {
@@ -99,7 +102,7 @@ common::Result<std::optional<ReconcileResult>> Pass::accept() {
                     " is not JSON; it is the operator's record, do not edit it");
     }
     if (run_.status.observedGeneration.value_or(0) != run_.generation &&
-        benchmark::frozenSpec(run_.spec) != spec) {
+        placedAsAccepted(benchmark::frozenSpec(run_.spec)) != spec) {
       event(EventType::kWarning, reason::kSpecImmutable,
             "the spec cannot change once the run is accepted (only suspend may); the change is "
             "ignored");
@@ -108,6 +111,26 @@ common::Result<std::optional<ReconcileResult>> Pass::accept() {
     // Rejected already: a new generation is looked at again.
     if (rejectedAlready(run_)) return std::optional<ReconcileResult>(ReconcileResult{});
     spec = benchmark::frozenSpec(run_.spec);
+    const std::string systemName = stringMember(spec, "system");
+    const SystemLookup found = systemName.empty() ? SystemLookup{} : cache_.system(systemName);
+    if (found.state == SystemLookup::State::kSyncing) {
+      // Accepted without the system, the run would never be placed on it.
+      return std::optional<ReconcileResult>(ReconcileResult{std::chrono::seconds(1)});
+    }
+    if (found.state == SystemLookup::State::kFound) {
+      const json& systemSpec = member(found.object, "spec");
+      common::Result<benchmark::SystemSpec> system = benchmark::parseSystemSpec(systemSpec);
+      if (!system.isOk()) {
+        return refuse("BenchmarkSystem " + systemName +
+                      " is not valid: " + benchmark::describeInvalid(system.status()));
+      }
+      common::Result<json> placed = benchmark::placeOnSystem(spec, systemName, *system);
+      if (!placed.isOk()) return refuse(benchmark::describeInvalid(placed.status()));
+      spec = std::move(placed).value();
+      const json& meta = member(found.object, "metadata");
+      placedOn = benchmark::AcceptedSystem{systemName, stringMember(meta, "uid"),
+                                           common::intMember(meta, "generation"), systemSpec};
+    }
   }
   common::Result<benchmark::AcceptedRun> validated = run_.acceptedSpecText.empty()
                                                          ? benchmark::validateRun(run_.ref, spec)
@@ -119,18 +142,24 @@ common::Result<std::optional<ReconcileResult>> Pass::accept() {
   accepted_.spec.suspend = suspended;
 
   if (run_.acceptedSpecText.empty()) {
-    if (std::optional<std::string> tooLarge = benchmark::acceptedSpecTooLarge(
-            member(member(object_, "metadata"), "annotations"), spec.dump())) {
+    json annotations = member(member(object_, "metadata"), "annotations");
+    if (placedOn) {
+      if (!annotations.is_object()) annotations = json::object();
+      annotations[std::string(benchmark::kAcceptedSystemAnnotation)] = toJson(*placedOn).dump();
+    }
+    if (std::optional<std::string> tooLarge =
+            benchmark::acceptedSpecTooLarge(annotations, spec.dump())) {
       return refuse(*tooLarge);
     }
-    HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec));
+    HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec, placedOn));
     const std::size_t units = benchmark::planUnits(accepted_.spec).size();
     event(EventType::kNormal, reason::kAccepted,
           "planned " +
               std::to_string(units / static_cast<std::size_t>(accepted_.spec.repetitions)) +
-              " trial(s) x " + std::to_string(accepted_.spec.repetitions) + " repetition(s)");
+              " trial(s) x " + std::to_string(accepted_.spec.repetitions) + " repetition(s)" +
+              (placedOn ? " on BenchmarkSystem " + placedOn->name : std::string()));
   } else if (!run_.hasFinalizer(benchmark::kFinalizer)) {
-    HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec));
+    HETBENCH_RETURN_IF_ERROR(ensureAccepted(spec, std::nullopt));
   }
   return std::optional<ReconcileResult>();
 }
@@ -213,11 +242,27 @@ common::Result<ReconcileResult> Pass::reject(const std::string& why, const std::
   return ReconcileResult{};
 }
 
-common::Status Pass::ensureAccepted(const json& accepted) {
+json Pass::placedAsAccepted(json spec) const {
+  auto it = run_.annotations.find(std::string(benchmark::kAcceptedSystemAnnotation));
+  if (it == run_.annotations.end()) return spec;
+  const std::optional<benchmark::AcceptedSystem> system =
+      benchmark::acceptedSystemFromText(it->second);
+  if (!system) return spec;
+  common::Result<benchmark::SystemSpec> parsed = benchmark::parseSystemSpec(system->spec);
+  if (!parsed.isOk()) return spec;
+  common::Result<json> placed = benchmark::placeOnSystem(spec, system->name, *parsed);
+  return placed.isOk() ? std::move(placed).value() : spec;
+}
+
+common::Status Pass::ensureAccepted(const json& accepted,
+                                    const std::optional<benchmark::AcceptedSystem>& system) {
   json updated = object_;
   json& meta = updated["metadata"];
   if (!meta["annotations"].is_object()) meta["annotations"] = json::object();
   meta["annotations"][std::string(benchmark::kAcceptedSpecAnnotation)] = accepted.dump();
+  if (system) {
+    meta["annotations"][std::string(benchmark::kAcceptedSystemAnnotation)] = toJson(*system).dump();
+  }
   if (!meta["finalizers"].is_array()) meta["finalizers"] = json::array();
   if (!run_.hasFinalizer(benchmark::kFinalizer))
     meta["finalizers"].push_back(std::string(benchmark::kFinalizer));
@@ -238,6 +283,7 @@ common::Result<ReconcileResult> Pass::finalize() {
     if (!terminating(job)) HETBENCH_RETURN_IF_ERROR(removeWorkload(WorkloadKind::kJob, name));
   for (const auto& [name, ipuJob] : ipuJobs_)
     if (!terminating(ipuJob)) HETBENCH_RETURN_IF_ERROR(removeWorkload(WorkloadKind::kIpuJob, name));
+  HETBENCH_RETURN_IF_ERROR(cancelSlurmJobs());
   for (const json& pod : pods_) {
     // Pods that Jobs and IPUJobs own go with them.
     if (!terminating(pod) && ownedBy(pod, run_.ref.uid)) {

@@ -144,8 +144,20 @@ class SchedulePass : public detail::EventBuffer {
 
 common::Result<ReconcileResult> SchedulePass::execute() {
   if (!stringMember(meta_, "deletionTimestamp").empty()) return ReconcileResult{};
+  // The template is checked placed on its BenchmarkSystem, as its runs will be accepted.
+  bool systemsSyncing = false;
+  const schedule::SystemLookup systems =
+      [&](const std::string& name) -> std::optional<benchmark::SystemSpec> {
+    const SystemLookup found = cache_.system(name);
+    systemsSyncing = systemsSyncing || found.state == SystemLookup::State::kSyncing;
+    if (found.state != SystemLookup::State::kFound) return std::nullopt;
+    common::Result<benchmark::SystemSpec> system =
+        benchmark::parseSystemSpec(member(found.object, "spec"));
+    return system.isOk() ? std::optional<benchmark::SystemSpec>(*system) : std::nullopt;
+  };
   common::Result<schedule::ScheduleSpec> parsed =
-      schedule::parseScheduleSpec(member(object_, "spec"));
+      schedule::parseScheduleSpec(member(object_, "spec"), systems);
+  if (systemsSyncing) return ReconcileResult{std::chrono::seconds(1)};
   if (!parsed.isOk()) {
     const std::string message = benchmark::describeInvalid(parsed.status());
     if (benchmark::conditionStatus(conditions_, condition::kAccepted) != "False")

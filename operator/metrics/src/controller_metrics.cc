@@ -66,7 +66,8 @@ ControllerMetrics::ControllerMetrics()
                       .Name("workqueue_retries_total")
                       .Help("Keys re-added after an error.")
                       .Register(*registry_);
-  for (std::string_view name : {kRunController, kScheduleController, kSeriesController}) {
+  for (std::string_view name :
+       {kRunController, kScheduleController, kSeriesController, kSlurmClusterController}) {
     const prometheus::Labels controller = {{"controller", std::string(name)}};
     const prometheus::Labels queue = {{"name", std::string(name)}};
     for (const char* result : {"success", "error", "requeue_after"}) {

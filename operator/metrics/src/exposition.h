@@ -44,7 +44,8 @@ inline std::vector<prometheus::ClientMetric::Label> configurationLabels(
           {"accelerators", c.accelerators},
           {"nodes", c.nodes},
           {"batch_size", c.batchSize},
-          {"precision", c.precision}};
+          {"precision", c.precision},
+          {"target", c.target.empty() ? "kubernetes" : c.target}};
 }
 
 }  // namespace hetbench::metrics::detail

@@ -28,7 +28,8 @@ void readStrings(common::SpecReader& r, const std::string& field, const json& v,
 /// The uid of the run a template's dry run renders, for the names and labels that derive from it.
 constexpr const char* kDryRunUid = "00000000-0000-0000-0000-000000000000";
 
-void readRunTemplate(common::SpecReader& r, const json& spec, ScheduleSpec& out) {
+void readRunTemplate(common::SpecReader& r, const json& spec, const SystemLookup& systems,
+                     ScheduleSpec& out) {
   const json* templ = member(spec, "runTemplate");
   if (templ == nullptr) {
     r.add(common::requiredCause("spec.runTemplate"));
@@ -49,8 +50,22 @@ void readRunTemplate(common::SpecReader& r, const json& spec, ScheduleSpec& out)
   }
   // Validated as the run controller will validate each run it creates, so that a template no run
   // could pass is refused here, once, instead of in every run.
-  common::Result<benchmark::AcceptedRun> parsed =
-      benchmark::validateRun({"default", "schedule-dry-run", kDryRunUid}, *runSpec);
+  json placed = *runSpec;
+  const json* system = member(*runSpec, "system");
+  std::optional<benchmark::SystemSpec> found;
+  if (systems && system != nullptr && system->is_string())
+    found = systems(system->get<std::string>());
+  common::Result<benchmark::AcceptedRun> parsed = common::invalidError("not validated");
+  if (found) {
+    common::Result<json> onSystem =
+        benchmark::placeOnSystem(placed, system->get<std::string>(), *found);
+    if (onSystem.isOk()) placed = std::move(onSystem).value();
+    parsed = onSystem.isOk()
+                 ? benchmark::validateRun({"default", "schedule-dry-run", kDryRunUid}, placed)
+                 : common::Result<benchmark::AcceptedRun>(onSystem.status());
+  } else {
+    parsed = benchmark::validateRun({"default", "schedule-dry-run", kDryRunUid}, placed);
+  }
   if (!parsed.isOk()) {
     // The run's causes name fields from its own `spec`: put them under the template.
     const common::Status status = parsed.status();  // by value: causes() refers into it
@@ -79,7 +94,7 @@ std::string toString(ConcurrencyPolicy policy) {
   return "Allow";
 }
 
-common::Result<ScheduleSpec> parseScheduleSpec(const json& spec) {
+common::Result<ScheduleSpec> parseScheduleSpec(const json& spec, const SystemLookup& systems) {
   common::SpecReader r;
   if (spec.is_null()) {
     r.add(common::requiredCause("spec"));
@@ -130,7 +145,7 @@ common::Result<ScheduleSpec> parseScheduleSpec(const json& spec) {
     out.failedRunsHistoryLimit =
         r.integerIn("spec.failedRunsHistoryLimit", *v, 0).value_or(out.failedRunsHistoryLimit);
   }
-  readRunTemplate(r, spec, out);
+  readRunTemplate(r, spec, systems, out);
   if (!r.causes().empty()) return common::invalidStatus(std::move(r.causes()));
   return out;
 }

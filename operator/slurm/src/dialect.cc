@@ -27,7 +27,10 @@ constexpr std::int64_t kUserIdMissing = 2010;
 constexpr std::int64_t kInvalidJobId = 2017;
 constexpr std::int64_t kAlreadyDone = 2021;
 constexpr std::int64_t kSocketTimeout = 5004;  // SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT
-constexpr std::int64_t kAuthFirst = 6000;      // ESLURM_AUTH_CRED_INVALID and the rest
+// SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT: slurmctld closed the connection unanswered, as Slurm
+// 22.05's does for a token it refuses.
+constexpr std::int64_t kZeroBytes = 5005;
+constexpr std::int64_t kAuthFirst = 6000;  // ESLURM_AUTH_CRED_INVALID and the rest
 constexpr std::int64_t kAuthLast = 6999;
 
 bool isSuccess(int status) { return status >= 200 && status < 300; }
@@ -49,12 +52,24 @@ std::vector<SlurmError> slurmErrors(const json& body) {
   std::vector<SlurmError> out;
   for (const json& entry : common::arrayMember(body, "errors")) {
     SlurmError e;
-    e.number = common::intMember(entry, "error_number");
+    // The name of the number varies in Slurm 22.05's answers: error_number (the OpenAPI
+    // document's), error_code (a submission's), errno (nodes and partitions).
+    for (const char* name : {"error_number", "error_code", "errno"}) {
+      if (common::member(entry, name).is_number_integer()) {
+        e.number = common::intMember(entry, name);
+        break;
+      }
+    }
     const std::string error = common::stringMember(entry, "error");
     const std::string description = common::stringMember(entry, "description");
     e.text = description.empty() ? error
              : error.empty()     ? description
                                  : description + " (" + error + ")";
+    if (e.number == kZeroBytes) {
+      e.text +=
+          " (slurmctld closed the connection unanswered, as Slurm 22.05 does for a token it "
+          "refuses)";
+    }
     if (e.text.empty()) e.text = "error " + std::to_string(e.number);
     out.push_back(std::move(e));
   }
@@ -71,7 +86,7 @@ common::StatusCode codeOf(Operation operation, std::int64_t number) {
     return common::StatusCode::kUnavailable;
   }
   if (number == kProtocolAuthentication || number == kAccessDenied || number == kUserIdMissing ||
-      (number >= kAuthFirst && number <= kAuthLast)) {
+      number == kZeroBytes || (number >= kAuthFirst && number <= kAuthLast)) {
     return common::StatusCode::kUnauthorized;
   }
   if (number == kInvalidJobId) return common::StatusCode::kNotFound;
@@ -100,7 +115,16 @@ std::string upper(std::string s) {
 
 }  // namespace
 
+bool onlyUnspecifiedErrors(const Answer& answer) {
+  const json body = json::parse(answer.body, nullptr, false);
+  const std::vector<SlurmError> errors = slurmErrors(body);
+  return !errors.empty() && std::all_of(errors.begin(), errors.end(),
+                                        [](const SlurmError& e) { return e.number == -1; });
+}
+
 Status answerStatus(Operation operation, const Answer& answer) {
+  // Slurm 22.05's slurmrestd answers a job list unchanged since update_time so.
+  if (operation == Operation::kJobs && answer.status == 304) return common::okStatus();
   const json body = json::parse(answer.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     if (isSuccess(answer.status)) {
@@ -215,6 +239,10 @@ Status Dialect::readPing(const Answer& answer) const {
   return common::okStatus();
 }
 
+Status Dialect::readCancelled(const Answer& answer) const {
+  return answerStatus(Operation::kCancel, answer);
+}
+
 JobState jobStateOf(std::string_view word) {
   static const std::pair<std::string_view, JobState> kStates[] = {
       {"PENDING", JobState::kPending},           {"RUNNING", JobState::kRunning},
@@ -258,6 +286,43 @@ JobState jobStateOf(const std::vector<std::string>& words) {
   if (waiting) return JobState::kPending;
   return base != JobState::kUnknown ? base : lone;
 }
+
+namespace internal {
+
+json sharedJobFields(const JobRequest& request) {
+  json job = json::object();
+  job["name"] = request.name;
+  if (!request.comment.empty()) job["comment"] = request.comment;
+  if (!request.partition.empty()) job["partition"] = request.partition;
+  if (!request.account.empty()) job["account"] = request.account;
+  if (!request.qos.empty()) job["qos"] = request.qos;
+  if (!request.workingDirectory.empty())
+    job["current_working_directory"] = request.workingDirectory;
+  if (!request.standardOutput.empty()) job["standard_output"] = request.standardOutput;
+  if (!request.standardError.empty()) job["standard_error"] = request.standardError;
+  job["tasks_per_node"] = request.tasksPerNode;
+  job["tasks"] = request.nodes * request.tasksPerNode;
+  // A second attempt would write a second run's output into the unit's log.
+  job["requeue"] = false;
+  return job;
+}
+
+JobInfo sharedJobInfo(const json& entry) {
+  JobInfo info;
+  info.id = common::intMember(entry, "job_id");
+  info.name = common::stringMember(entry, "name");
+  info.comment = common::stringMember(entry, "comment");
+  info.partition = common::stringMember(entry, "partition");
+  info.nodes = common::stringMember(entry, "nodes");
+  info.user = common::stringMember(entry, "user_name");
+  info.standardOutput = common::stringMember(entry, "standard_output");
+  info.reason = common::stringMember(entry, "state_reason");
+  if (info.reason == "None") info.reason.clear();
+  info.reasonDetail = common::stringMember(entry, "state_description");
+  return info;
+}
+
+}  // namespace internal
 
 const Dialect& dialect(ApiVersion version) {
   switch (version) {

@@ -19,28 +19,13 @@ class DialectV0_0_38 : public Dialect {
   // v0.0.38_job_submission: `script` beside `job` (v0.0.38_job_properties), whose fields are
   // sbatch's options: environment an object, nodes [min, max], time_limit minutes, gres.
   json submitBody(const JobRequest& request) const override {
-    json job = json::object();
-    job["name"] = request.name;
-    if (!request.comment.empty()) job["comment"] = request.comment;
-    if (!request.partition.empty()) job["partition"] = request.partition;
-    if (!request.account.empty()) job["account"] = request.account;
-    if (!request.qos.empty()) job["qos"] = request.qos;
-    if (!request.workingDirectory.empty()) {
-      job["current_working_directory"] = request.workingDirectory;
-    }
-    if (!request.standardOutput.empty()) job["standard_output"] = request.standardOutput;
-    if (!request.standardError.empty()) job["standard_error"] = request.standardError;
+    json job = sharedJobFields(request);
     json environment = json::object();
     for (const auto& [name, value] : request.environment) environment[name] = value;
     job["environment"] = environment;
     job["nodes"] = json::array({request.nodes, request.nodes});
-    job["tasks_per_node"] = request.tasksPerNode;
-    job["tasks"] = request.nodes * request.tasksPerNode;
     if (request.gpusPerNode > 0) job["gres"] = "gpu:" + std::to_string(request.gpusPerNode);
     if (request.timeLimitMinutes > 0) job["time_limit"] = request.timeLimitMinutes;
-    // The job must not be requeued: a second attempt would write a second output into the
-    // unit's log.
-    job["requeue"] = false;
     return json{{"script", request.script}, {"job", job}};
   }
 
@@ -49,19 +34,9 @@ class DialectV0_0_38 : public Dialect {
   // are Unix seconds, 0 when unset, and start_time is the expected start of a pending job;
   // exit_code is the batch script's wait status; time_limit is null when unlimited.
   JobInfo job(const json& entry) const override {
-    JobInfo info;
-    info.id = common::intMember(entry, "job_id");
-    info.name = common::stringMember(entry, "name");
-    info.comment = common::stringMember(entry, "comment");
-    info.partition = common::stringMember(entry, "partition");
-    info.nodes = common::stringMember(entry, "nodes");
-    info.user = common::stringMember(entry, "user_name");
-    info.standardOutput = common::stringMember(entry, "standard_output");
+    JobInfo info = sharedJobInfo(entry);
     info.stateText = common::stringMember(entry, "job_state");
     info.state = jobStateOf(std::vector<std::string>{info.stateText});
-    info.reason = common::stringMember(entry, "state_reason");
-    if (info.reason == "None") info.reason.clear();
-    info.reasonDetail = common::stringMember(entry, "state_description");
     info.submitTime = unixTime(common::intMember(entry, "submit_time"));
     if (info.state != JobState::kPending) {
       info.startTime = unixTime(common::intMember(entry, "start_time"));

@@ -11,6 +11,9 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::int64_t kInvalidJobId = 2017;  // ESLURM_INVALID_JOB_ID
+constexpr std::int64_t kAlreadyDone = 2021;   // ESLURM_ALREADY_DONE
+
 // A v0.0.42_uint32_no_val_struct or uint64 one: {set, infinite, number}; nullopt when unset
 // or infinite.
 std::optional<std::int64_t> noValNumber(const json& value) {
@@ -33,25 +36,12 @@ class DialectV0_0_42 : public Dialect {
   // string array of NAME=VALUE, time_limit a uint32_no_val_struct, GPUs per node the TRES
   // gres/gpu in tres_per_node (job_desc_msg has no gres field).
   json submitBody(const JobRequest& request) const override {
-    json job = json::object();
+    json job = sharedJobFields(request);
     job["script"] = request.script;
-    job["name"] = request.name;
-    if (!request.comment.empty()) job["comment"] = request.comment;
-    if (!request.partition.empty()) job["partition"] = request.partition;
-    if (!request.account.empty()) job["account"] = request.account;
-    if (!request.qos.empty()) job["qos"] = request.qos;
-    if (!request.workingDirectory.empty()) {
-      job["current_working_directory"] = request.workingDirectory;
-    }
-    if (!request.standardOutput.empty()) job["standard_output"] = request.standardOutput;
-    if (!request.standardError.empty()) job["standard_error"] = request.standardError;
     json environment = json::array();
     for (const auto& [name, value] : request.environment) environment.push_back(name + "=" + value);
     job["environment"] = environment;
-    job["minimum_nodes"] = request.nodes;
-    job["maximum_nodes"] = request.nodes;
-    job["tasks_per_node"] = request.tasksPerNode;
-    job["tasks"] = request.nodes * request.tasksPerNode;
+    job["nodes"] = std::to_string(request.nodes);
     if (request.gpusPerNode > 0) {
       job["tres_per_node"] = "gres/gpu:" + std::to_string(request.gpusPerNode);
     }
@@ -59,8 +49,23 @@ class DialectV0_0_42 : public Dialect {
       job["time_limit"] =
           json{{"set", true}, {"infinite", false}, {"number", request.timeLimitMinutes}};
     }
-    job["requeue"] = false;
     return json{{"job", job}};
+  }
+
+  // v0.0.42_openapi_kill_job_resp: HTTP 200 whatever became of the job; each job's error is in
+  // status[] (v0.0.42_kill_jobs_resp_job: error {string, code, message}), not in errors[].
+  common::Status readCancelled(const Answer& answer) const override {
+    HETBENCH_RETURN_IF_ERROR(answerStatus(Operation::kCancel, answer));
+    const json body = json::parse(answer.body, nullptr, false);
+    for (const json& entry : common::arrayMember(body, "status")) {
+      const json& error = common::member(entry, "error");
+      const std::int64_t code = common::intMember(error, "code");
+      if (code == 0 || code == kAlreadyDone) continue;
+      const std::string message = "slurmrestd: " + common::stringMember(error, "message");
+      if (code == kInvalidJobId) return common::notFoundError(message);
+      return common::internalError(message);
+    }
+    return common::okStatus();
   }
 
  protected:
@@ -68,22 +73,12 @@ class DialectV0_0_42 : public Dialect {
   // uint64_no_val_structs, exit_code a v0.0.42_process_exit_code_verbose {status,
   // return_code, signal {id, name}}, time_limit a uint32_no_val_struct.
   JobInfo job(const json& entry) const override {
-    JobInfo info;
-    info.id = common::intMember(entry, "job_id");
-    info.name = common::stringMember(entry, "name");
-    info.comment = common::stringMember(entry, "comment");
-    info.partition = common::stringMember(entry, "partition");
-    info.nodes = common::stringMember(entry, "nodes");
-    info.user = common::stringMember(entry, "user_name");
-    info.standardOutput = common::stringMember(entry, "standard_output");
+    JobInfo info = sharedJobInfo(entry);
     const std::vector<std::string> states = common::stringList(common::member(entry, "job_state"));
     for (const std::string& state : states) {
       info.stateText += (info.stateText.empty() ? "" : ",") + state;
     }
     info.state = jobStateOf(states);
-    info.reason = common::stringMember(entry, "state_reason");
-    if (info.reason == "None") info.reason.clear();
-    info.reasonDetail = common::stringMember(entry, "state_description");
     info.submitTime = noValTime(common::member(entry, "submit_time"));
     if (info.state != JobState::kPending) {
       info.startTime = noValTime(common::member(entry, "start_time"));

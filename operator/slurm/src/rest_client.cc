@@ -32,7 +32,7 @@ class RestClient : public SlurmApi {
 
   Result<JobInfo> job(std::int64_t id) override {
     const std::string path = dialect_.jobPath(id);
-    HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::GET, path, ""));
+    HETBENCH_ASSIGN_OR_RETURN(Answer answer, read(path));
     Result<std::vector<JobInfo>> jobs = dialect_.readJobs(Operation::kJob, answer);
     if (!jobs.isOk()) return jobs.status().withContext(context("GET", path));
     for (JobInfo& info : *jobs) {
@@ -44,7 +44,7 @@ class RestClient : public SlurmApi {
 
   Result<std::vector<JobInfo>> jobs(std::optional<common::WallTime> changedSince) override {
     const std::string path = dialect_.jobsPath(changedSince);
-    HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::GET, path, ""));
+    HETBENCH_ASSIGN_OR_RETURN(Answer answer, read(path));
     Result<std::vector<JobInfo>> jobs = dialect_.readJobs(Operation::kJobs, answer);
     if (!jobs.isOk()) return jobs.status().withContext(context("GET", path));
     return jobs;
@@ -53,12 +53,12 @@ class RestClient : public SlurmApi {
   Status cancel(std::int64_t id) override {
     const std::string path = dialect_.jobPath(id);
     HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::DEL, path, ""));
-    return answerStatus(Operation::kCancel, answer).withContext(context("DELETE", path));
+    return dialect_.readCancelled(answer).withContext(context("DELETE", path));
   }
 
   Result<std::vector<NodeInfo>> nodes() override {
     const std::string path = dialect_.nodesPath();
-    HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::GET, path, ""));
+    HETBENCH_ASSIGN_OR_RETURN(Answer answer, read(path));
     Result<std::vector<NodeInfo>> nodes = dialect_.readNodes(answer);
     if (!nodes.isOk()) return nodes.status().withContext(context("GET", path));
     return nodes;
@@ -66,7 +66,7 @@ class RestClient : public SlurmApi {
 
   Result<std::vector<PartitionInfo>> partitions() override {
     const std::string path = dialect_.partitionsPath();
-    HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::GET, path, ""));
+    HETBENCH_ASSIGN_OR_RETURN(Answer answer, read(path));
     Result<std::vector<PartitionInfo>> partitions = dialect_.readPartitions(answer);
     if (!partitions.isOk()) return partitions.status().withContext(context("GET", path));
     return partitions;
@@ -74,13 +74,34 @@ class RestClient : public SlurmApi {
 
   Status ping() override {
     const std::string path = dialect_.pingPath();
-    HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::GET, path, ""));
+    HETBENCH_ASSIGN_OR_RETURN(Answer answer, read(path));
     return dialect_.readPing(answer).withContext(context("GET", path));
   }
 
  private:
   std::string context(const std::string& verb, const std::string& path) const {
     return verb + " " + options_.url + path;
+  }
+
+  // A GET. Slurm 22.05's slurmrestd answers every read "Unspecified error" (-1) both when
+  // slurmctld refused the token and when it could not answer; a cancellation of job 0, which
+  // no job has, tells them apart: slurmctld answers it "Invalid job id" for an accepted token
+  // and closes the connection on a refused one (error 5005), before it looks at the job. The
+  // refusal then stands in for the read's answer.
+  Result<Answer> read(const std::string& path) {
+    HETBENCH_ASSIGN_OR_RETURN(Answer answer, send(http::methods::GET, path, ""));
+    if (dialect_.version() != ApiVersion::kV0_0_38 || !onlyUnspecifiedErrors(answer)) {
+      return answer;
+    }
+    Result<Answer> probe = send(http::methods::DEL, dialect_.jobPath(0), "");
+    if (probe.isOk() && answerStatus(Operation::kCancel, *probe).isUnauthorized()) {
+      return common::unauthorizedError(
+          context("GET", path) +
+          ": slurmctld refuses the token: the read came back \"Unspecified error\", and a "
+          "cancellation of job 0 (which no job has) \"Zero Bytes were transmitted or received\", "
+          "Slurm 22.05's answers to a refused token");
+    }
+    return answer;
   }
 
   // One request, not retried: the caller's work queue retries, and only the caller knows

@@ -20,6 +20,9 @@ struct Configuration {
   std::string nodes;
   std::string batchSize;  // the global batch size
   std::string precision;
+  /// Where the trial ran: "slurm" for a SlurmCluster, "" for this Kubernetes cluster (so that
+  /// the configurations and series of runs from before Slurm targets stay what they were).
+  std::string target;
 
   auto operator<=>(const Configuration&) const = default;
 };

@@ -16,6 +16,8 @@ inline constexpr std::string_view kSchedulePlural = "benchmarkschedules";
 
 inline constexpr std::string_view kSeriesKind = "BenchmarkSeries";
 inline constexpr std::string_view kSeriesPlural = "benchmarkseries";
+inline constexpr std::string_view kSystemKind = "BenchmarkSystem";
+inline constexpr std::string_view kSystemPlural = "benchmarksystems";
 
 /// On a run a BenchmarkSchedule created: the schedule's name, and the slot the run is for
 /// (RFC 3339), which names the run and survives the schedule's status.
@@ -42,6 +44,9 @@ inline constexpr std::string_view kSystemLabel = "hetbench.io/system";
 /// On the run: the spec the controller accepted, as JSON, so that a later edit cannot change
 /// a run that has started (only `suspend` may change).
 inline constexpr std::string_view kAcceptedSpecAnnotation = "hetbench.io/accepted-spec";
+/// On the run: the BenchmarkSystem it was placed on at acceptance (name, uid, generation and
+/// spec, as JSON); the accepted spec already holds the placement.
+inline constexpr std::string_view kAcceptedSystemAnnotation = "hetbench.io/accepted-system";
 /// On a retained workload: when it failed (RFC 3339), for retainFor and maxRetained.
 inline constexpr std::string_view kFailedAtAnnotation = "hetbench.io/failed-at";
 
@@ -141,6 +146,10 @@ inline constexpr std::string_view kQueued = "Queued";
 inline constexpr std::string_view kAdmitted = "Admitted";
 inline constexpr std::string_view kQueueTimeout = "QueueTimeout";
 inline constexpr std::string_view kEvicted = "Evicted";
+inline constexpr std::string_view kSubmitted = "Submitted";
+inline constexpr std::string_view kSubmitRefused = "SubmitRefused";
+inline constexpr std::string_view kJobLost = "JobLost";
+inline constexpr std::string_view kSlurmUnreachable = "SlurmUnreachable";
 // Schedules: Events and conditions.
 inline constexpr std::string_view kScheduled = "Scheduled";
 inline constexpr std::string_view kMissedSchedule = "MissedSchedule";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hetbench/benchmark/plan.h"
+#include "hetbench/benchmark/slurm_placement.h"
 #include "hetbench/benchmark/spec.h"
 #include "hetbench/common/status.h"
 
@@ -60,6 +61,8 @@ struct Workload {
   nlohmann::json securityContext = nlohmann::json::object();
   std::string serviceAccountName;             // "" leaves the namespace's default
   bool automountServiceAccountToken = false;  // the pods get no API token unless asked
+  /// Set: the unit is a batch job on a SlurmCluster, not pods (slurm_job.h).
+  std::optional<SlurmPlacement> slurm;
 };
 
 /// The settings of the `restricted` Pod Security Standard that a structured workload's pods get
@@ -95,6 +98,9 @@ struct RenderedUnit {
   nlohmann::json workload;
   std::optional<nlohmann::json> service;
   std::int64_t expectedPods = 1;  // pods that must run before the unit counts as started
+  /// A Slurm workload's batch job; `workload` then records its description, and no object is
+  /// created on the Kubernetes cluster.
+  std::optional<SlurmJobPlan> slurm;
 };
 
 /// The run's id: five characters of kShortIdAlphabet derived from its uid (FNV-1a, 64 bit, read

@@ -44,6 +44,9 @@ struct UnitRecord {
   std::string workloadApiVersion;
   std::string workloadKind;
   std::string workloadName;
+  /// A Slurm unit's SlurmCluster and job id (0 until it is submitted).
+  std::string slurmCluster;
+  std::int64_t slurmJobId = 0;
   std::vector<std::string> nodes;
   std::optional<common::WallTime> startTime;
   std::optional<common::WallTime> completionTime;

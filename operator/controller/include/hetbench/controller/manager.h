@@ -17,6 +17,7 @@
 #include "hetbench/controller/reconciler.h"
 #include "hetbench/controller/schedule_reconciler.h"
 #include "hetbench/controller/series_reconciler.h"
+#include "hetbench/controller/slurm_cluster_reconciler.h"
 #include "hetbench/kube/client.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/kube/informer.h"
@@ -51,8 +52,12 @@ struct ManagerOptions {
   /// metrics follow their status through them). BenchmarkSeries are watched once their resource
   /// is served; nothing else reads them from a cache.
   kube::InformerHandlers seriesHandlers;
-  /// How often a missing IPUJob, BenchmarkSchedule or BenchmarkSeries resource is looked for
-  /// again (its CRD may come later).
+  /// How the operator reaches SlurmClusters (their token Secrets' namespace) and how often the
+  /// SlurmCluster controller probes them.
+  SlurmConnectorOptions slurmConnector;
+  SlurmClusterReconcilerOptions slurmClusters;
+  /// How often a missing IPUJob, BenchmarkSchedule, BenchmarkSeries, BenchmarkSystem or
+  /// SlurmCluster resource is looked for again (its CRD may come later).
   std::chrono::nanoseconds discoveryInterval{std::chrono::seconds(30)};
 };
 
@@ -109,7 +114,7 @@ class Manager {
   /// What an informer watches: BenchmarkRuns, workloads labelled with their run,
   /// BenchmarkSchedules or BenchmarkSeries; it decides the label selector, the index and which
   /// queue (or, for series, which handlers) hears of it.
-  enum class Watched { kRuns, kWorkloads, kSchedules, kSeries };
+  enum class Watched { kRuns, kWorkloads, kSchedules, kSeries, kSystems, kClusters };
   std::unique_ptr<kube::Informer> makeInformer(const kube::GroupVersionResource& gvr,
                                                const std::string& ns, Watched watched);
   void startDiscoveredInformers();
@@ -130,6 +135,9 @@ class Manager {
   /// Runs with judged trials, by key, for the BenchmarkSeries of their configurations.
   std::unique_ptr<kube::WorkQueue> seriesQueue_;
   std::unique_ptr<SeriesReconciler> seriesReconciler_;
+  std::unique_ptr<kube::WorkQueue> slurmClusterQueue_;
+  std::unique_ptr<SlurmConnector> slurmConnector_;
+  std::unique_ptr<SlurmClusterReconciler> slurmClusterReconciler_;
   std::unique_ptr<kube::LeaderElector> elector_;
 
   std::mutex mu_;

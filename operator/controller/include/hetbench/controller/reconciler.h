@@ -11,6 +11,7 @@
 #include "hetbench/benchmark/run.h"
 #include "hetbench/common/clock.h"
 #include "hetbench/common/status.h"
+#include "hetbench/controller/slurm_connector.h"
 #include "hetbench/kube/client.h"
 #include "hetbench/kube/events.h"
 #include "hetbench/logs/collector.h"
@@ -23,8 +24,24 @@ inline const kube::GroupVersionResource kBenchmarkRuns{"hetbench.io", "v1alpha1"
 /// Graphcore's IPUJob resource.
 inline const kube::GroupVersionResource kIpuJobs{"graphcore.ai", "v1alpha1", "ipujobs", true};
 
+/// The BenchmarkSystem resource (cluster-scoped).
+inline const kube::GroupVersionResource kBenchmarkSystems{"hetbench.io", "v1alpha1",
+                                                          "benchmarksystems", false};
+
 /// The resource of a workload kind.
 const kube::GroupVersionResource& resourceOf(benchmark::WorkloadKind kind);
+
+/// What the cache knows of a BenchmarkSystem.
+struct SystemLookup {
+  enum class State {
+    kNotServed,  // no BenchmarkSystem CRD: runs keep spec.system as a label only
+    kSyncing,    // the informer has not listed them yet: acceptance waits
+    kAbsent,
+    kFound,
+  };
+  State state = State::kNotServed;
+  nlohmann::json object;
+};
 
 /// What the reconciler reads instead of the API server: the informers' caches. They may lag
 /// behind the reconciler's own writes; the reconciler is written to converge regardless.
@@ -41,6 +58,8 @@ class RunCache {
   virtual std::vector<nlohmann::json> jobs(const std::string& ns, const std::string& run) const = 0;
   virtual std::vector<nlohmann::json> ipuJobs(const std::string& ns,
                                               const std::string& run) const = 0;
+  /// The BenchmarkSystem of that name (cluster-scoped).
+  virtual SystemLookup system(const std::string& name) const = 0;
 };
 
 struct ReconcilerOptions {
@@ -51,6 +70,13 @@ struct ReconcilerOptions {
   int statusAttempts = 3;
   /// The Kueue LocalQueue of runs that name none (spec.queueName absent); empty: none.
   std::string defaultQueueName;
+  /// Connects to the SlurmClusters of units that run there; none: such units wait, and their
+  /// run's SlurmReachable condition says why.
+  const SlurmConnector* slurm = nullptr;
+  /// The most bytes kept of a Slurm job's output (--log-max-bytes).
+  std::uint64_t logMaxBytes = 256ull << 20;
+  /// How often a Slurm unit's job is looked at while it has not ended.
+  std::chrono::nanoseconds slurmPollInterval{std::chrono::seconds(10)};
 };
 
 /// What the work queue should do with the key next.

@@ -26,6 +26,8 @@ class ScheduleCache {
   /// The BenchmarkRuns labelled hetbench.io/schedule=SCHEDULE.
   virtual std::vector<nlohmann::json> scheduledRuns(const std::string& ns,
                                                     const std::string& schedule) const = 0;
+  /// The BenchmarkSystem of that name, which the run template is placed on when it is checked.
+  virtual SystemLookup system(const std::string& /*name*/) const { return {}; }
 };
 
 /// Drives one BenchmarkSchedule as the CronJob controller drives a CronJob: creates the

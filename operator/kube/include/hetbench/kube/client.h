@@ -33,6 +33,7 @@ namespace resources {
 inline const GroupVersionResource kPods{"", "v1", "pods", true};
 inline const GroupVersionResource kEvents{"", "v1", "events", true};
 inline const GroupVersionResource kServices{"", "v1", "services", true};
+inline const GroupVersionResource kSecrets{"", "v1", "secrets", true};
 inline const GroupVersionResource kNamespaces{"", "v1", "namespaces", false};
 inline const GroupVersionResource kJobs{"batch", "v1", "jobs", true};
 inline const GroupVersionResource kLeases{"coordination.k8s.io", "v1", "leases", true};

@@ -27,6 +27,7 @@ namespace hetbench::metrics {
 inline constexpr std::string_view kRunController = "benchmarkrun";
 inline constexpr std::string_view kScheduleController = "benchmarkschedule";
 inline constexpr std::string_view kSeriesController = "benchmarkseries";
+inline constexpr std::string_view kSlurmClusterController = "slurmcluster";
 
 /// The operator's own metrics, named and labelled as controller-runtime and client-go name
 /// theirs (controller="benchmarkrun", name="benchmarkrun"; the same for "benchmarkschedule"),
@@ -37,7 +38,8 @@ class ControllerMetrics {
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
 
-  /// controller: kRunController, kScheduleController or kSeriesController; result: success, error,
+  /// controller: kRunController, kScheduleController, kSeriesController or
+  /// kSlurmClusterController; result: success, error,
   /// requeue_after.
   void reconciled(std::string_view controller, std::string_view result,
                   std::chrono::nanoseconds took);

@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "hetbench/benchmark/system.h"
 #include "hetbench/common/status.h"
 #include "hetbench/schedule/cron.h"
 
@@ -46,6 +48,10 @@ struct ScheduleSpec {
 /// Errors are Invalid, one cause per problem worded as the API server words field errors
 /// (`spec.schedule: Invalid value: "61 * * * *": minute: 61 is above the maximum 59`). Never
 /// throws.
-common::Result<ScheduleSpec> parseScheduleSpec(const nlohmann::json& spec);
+/// The template is placed on the BenchmarkSystem its spec.system names, if `systems` knows one
+/// (benchmark::placeOnSystem), as the run controller places each run, before it is validated.
+using SystemLookup = std::function<std::optional<benchmark::SystemSpec>(const std::string& name)>;
+common::Result<ScheduleSpec> parseScheduleSpec(const nlohmann::json& spec,
+                                               const SystemLookup& systems = {});
 
 }  // namespace hetbench::schedule

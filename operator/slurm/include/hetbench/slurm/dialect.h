@@ -29,16 +29,23 @@ struct Answer {
 enum class Operation { kSubmit, kJob, kJobs, kCancel, kNodes, kPartitions, kPing };
 
 /// The error an answer carries, Ok when it carries none:
-/// - HTTP 401 or 403, slurmrestd's 500 "Authentication failure" (its answer to a token it
-///   refuses) and Slurm's authentication and permission errors: Unauthorized;
+/// - HTTP 401 or 403, slurmrestd's "Authentication failure", Slurm's authentication and
+///   permission errors, and "Zero Bytes were transmitted or received" (slurmctld 22.05 closing
+///   the connection on a token it refuses): Unauthorized;
 /// - slurmrestd unable to reach slurmctld, and HTTP 502 to 504 (a proxy in front): Unavailable;
 /// - "Invalid job id" (ESLURM_INVALID_JOB_ID): NotFound;
 /// - a path slurmrestd does not serve (HTTP 404, the version's plugin not loaded): Invalid;
 /// - any other Slurm error: Invalid for a submission, else Internal;
-/// - "No change in data" (SLURM_NO_CHANGE_IN_DATA) and, for a cancellation, "Job/step already
-///   completing or completed" (ESLURM_ALREADY_DONE) are no errors.
+/// - "No change in data" (SLURM_NO_CHANGE_IN_DATA, or HTTP 304 to a job list) and, for a
+///   cancellation, "Job/step already completing or completed" (ESLURM_ALREADY_DONE) are no
+///   errors.
 /// Messages quote Slurm's own (`error` and `description` of each entry of `errors`).
 common::Status answerStatus(Operation operation, const Answer& answer);
+
+/// Whether every Slurm error of the answer is -1, "Unspecified error": what Slurm 22.05's
+/// slurmrestd answers a read with when slurmctld refused the token, and also when it could not
+/// answer.
+bool onlyUnspecifiedErrors(const Answer& answer);
 
 /// A submission's outcome: the job id and slurmrestd's warnings (a field it ignored, ...).
 struct Submitted {
@@ -69,8 +76,11 @@ class Dialect {
   common::Result<std::vector<JobInfo>> readJobs(Operation operation, const Answer& answer) const;
   common::Result<std::vector<NodeInfo>> readNodes(const Answer& answer) const;
   common::Result<std::vector<PartitionInfo>> readPartitions(const Answer& answer) const;
-  /// Ok when every controller pinged answers.
+  /// Ok when slurmctld answers; an answer that pings several controllers is Ok when one does.
   common::Status readPing(const Answer& answer) const;
+  /// Ok when the job is cancelled or had already ended; NotFound for a job slurmctld does not
+  /// know.
+  virtual common::Status readCancelled(const Answer& answer) const;
 
  protected:
   virtual JobInfo job(const nlohmann::json& entry) const = 0;
