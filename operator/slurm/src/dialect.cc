@@ -230,7 +230,10 @@ Status Dialect::readPing(const Answer& answer) const {
   const json body = json::parse(answer.body, nullptr, false);
   const json& pings = common::arrayMember(body, "pings");
   if (pings.empty()) return common::unavailableError("slurmrestd pinged no slurmctld");
-  const std::vector<std::string> silent = silentControllers(pings);
+  std::vector<std::string> silent;
+  for (const json& ping : pings) {
+    if (!answers(ping)) silent.push_back(common::stringMember(ping, "hostname"));
+  }
   if (silent.size() == pings.size()) {
     std::string names;
     for (const std::string& name : silent) names += (names.empty() ? "" : ", ") + name;

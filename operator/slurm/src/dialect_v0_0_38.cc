@@ -86,14 +86,8 @@ class DialectV0_0_38 : public Dialect {
   }
 
   // v0.0.38_ping: `ping` is "UP" or "DOWN".
-  std::vector<std::string> silentControllers(const json& pings) const override {
-    std::vector<std::string> silent;
-    for (const json& ping : pings) {
-      if (common::stringMember(ping, "ping") != "UP") {
-        silent.push_back(common::stringMember(ping, "hostname"));
-      }
-    }
-    return silent;
+  bool answers(const json& ping) const override {
+    return common::stringMember(ping, "ping") == "UP";
   }
 };
 

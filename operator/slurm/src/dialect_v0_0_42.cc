@@ -132,15 +132,7 @@ class DialectV0_0_42 : public Dialect {
   }
 
   // v0.0.42_controller_ping: `responding` true when the controller answered.
-  std::vector<std::string> silentControllers(const json& pings) const override {
-    std::vector<std::string> silent;
-    for (const json& ping : pings) {
-      if (!common::boolMember(ping, "responding")) {
-        silent.push_back(common::stringMember(ping, "hostname"));
-      }
-    }
-    return silent;
-  }
+  bool answers(const json& ping) const override { return common::boolMember(ping, "responding"); }
 };
 
 }  // namespace

@@ -86,8 +86,8 @@ class Dialect {
   virtual JobInfo job(const nlohmann::json& entry) const = 0;
   virtual NodeInfo node(const nlohmann::json& entry) const = 0;
   virtual PartitionInfo partition(const nlohmann::json& entry) const = 0;
-  /// The names of the controllers pinged that do not answer.
-  virtual std::vector<std::string> silentControllers(const nlohmann::json& pings) const = 0;
+  /// Whether the controller of one entry of `pings` answered.
+  virtual bool answers(const nlohmann::json& ping) const = 0;
   std::string prefix() const;
 };
 
