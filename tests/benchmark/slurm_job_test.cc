@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -88,7 +89,33 @@ TEST(SlurmJob, CommandsAreQuotedAndScriptsKept) {
       "#!/bin/bash\nsrun hostname\n");
 }
 
-// Verifies what a Slurm workload refuses: a pod's fields, several nodes, IPUs, a script beside
+// Verifies a unit on several nodes: WORLD_SIZE and MASTER_PORT in the job's environment, and
+// one launcher per node through srun with its rank and the first node as master.
+TEST(SlurmJob, SeveralNodesRunOneLauncherEachThroughSrun) {
+  json w = {{"image", "none"},
+            {"command", {"hetbench-train"}},
+            {"nodes", 2},
+            {"accelerator", {{"resource", "nvidia.com/gpu"}, {"count", 4}}},
+            {"slurm", {{"cluster", "c"}}}};
+  const RenderedUnit r = mustRender(workloadSpec(w), unitOf(0, 0));
+  const slurm::JobRequest& job = r.slurm->request;
+  EXPECT_EQ(job.nodes, 2);
+  EXPECT_EQ(job.gpusPerNode, 4);
+  const auto& env = job.environment;
+  EXPECT_NE(
+      std::find(env.begin(), env.end(), std::pair<std::string, std::string>{"WORLD_SIZE", "2"}),
+      env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(),
+                      std::pair<std::string, std::string>{"MASTER_PORT", "29500"}),
+            env.end());
+  EXPECT_EQ(job.script,
+            "#!/bin/sh\n# Written by hetbench for lab/resnet-sweep trial 0 repetition 0.\n"
+            "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 sh -c 'export "
+            "MASTER_ADDR=$SLURM_LAUNCH_NODE_IPADDR RANK=$SLURM_PROCID; exec \"$@\"' sh "
+            "'hetbench-train' '--model' 'resnet50' '--device' 'cuda'\n");
+}
+
+// Verifies what a Slurm workload refuses: a pod's fields, IPUs, a script beside
 // a command, no way to run, env from a reference, a script without an interpreter.
 TEST(SlurmJob, WhatAPodHasASlurmJobRefuses) {
   struct Case {
@@ -100,7 +127,6 @@ TEST(SlurmJob, WhatAPodHasASlurmJobRefuses) {
       {"pod fields",
        {{"nodeSelector", {{"a", "b"}}}, {"kind", "Job"}},
        {"spec.workload.kind", "spec.workload.nodeSelector"}},
-      {"nodes", {{"nodes", 2}}, {"spec.workload.nodes"}},
       {"ipu",
        {{"accelerator", {{"resource", "graphcore.ai/ipu"}, {"count", 1}}}},
        {"spec.workload.accelerator.resource"}},

@@ -1,5 +1,5 @@
 // Runs on Slurm end to end: the built hetbench-operator against an in-process kubesim and a real
-// one-node Slurm (Debian 12's 22.05, slurmrestd v0.0.38) that the test starts and stops
+// two-node Slurm (Debian 12's 22.05, slurmrestd v0.0.38) that the test starts and stops
 // (support/slurm_cluster.h), with a BenchmarkSystem on the SlurmCluster's partition. The jobs
 // are shell scripts that print hetbench's metrics lines.
 
@@ -31,7 +31,9 @@ class SlurmTargetTest : public OperatorTest {
  protected:
   void SetUp() override {
     OperatorTest::SetUp();
-    auto slurm = testing_support::SlurmCluster::start();
+    testing_support::SlurmClusterOptions options;
+    options.nodes = 2;
+    auto slurm = testing_support::SlurmCluster::start(options);
     ASSERT_TRUE(slurm.isOk()) << slurm.status().toString();
     slurm_ = std::move(*slurm);
     auto token = slurm_->token(std::chrono::hours(1));
@@ -179,7 +181,7 @@ TEST_F(SlurmTargetTest, AMatrixSweepRunsEachUnitOnceAcrossASigkill) {
   EXPECT_EQ(condition(run, "SlurmReachable")["status"], "True");
 }
 
-// Verifies startTimeout on Slurm: with both GPUs held by another job, a unit asking for one pends
+// Verifies startTimeout on Slurm: with every GPU held by another job, a unit asking for one pends
 // with reason Resources and fails at startTimeout with that reason, its job cancelled.
 TEST_F(SlurmTargetTest, AJobThatCannotGetItsGpusFailsAtStartTimeoutWithSlurmsReason) {
   slurm::JobRequest holder;
@@ -189,6 +191,7 @@ TEST_F(SlurmTargetTest, AJobThatCannotGetItsGpusFailsAtStartTimeoutWithSlurmsRea
   holder.workingDirectory = slurm_->outputDir();
   holder.standardOutput = slurm_->outputDir() + "/holder.out";
   holder.environment = {{"PATH", "/usr/bin:/bin"}};
+  holder.nodes = 2;
   holder.gpusPerNode = 2;
   holder.timeLimitMinutes = 5;
   ASSERT_TRUE(api_->submit(holder).isOk());
@@ -321,6 +324,29 @@ TEST_F(SlurmTargetTest, AScheduleRunsOnSlurm) {
   EXPECT_EQ(run["status"]["trials"][0]["workload"]["kind"], "SlurmJob");
   EXPECT_EQ(run["status"]["results"][0]["verdict"], "Pass");
   EXPECT_EQ(jobsOf(run["metadata"]["uid"]).size(), 1u);
+}
+
+// Verifies a unit on two nodes: one job on both, one launcher on each through srun with its rank,
+// the world size and the first node as master, both launchers' output in the unit's log.
+TEST_F(SlurmTargetTest, AUnitOnTwoNodesRunsALauncherOnEach) {
+  startSlurmOperator();
+  json spec = slurmRun(1, "100");
+  spec["benchmark"] = "custom";
+  spec["workload"]["nodes"] = 2;
+  spec["workload"]["command"] = {
+      "sh", "-c", "echo \"rank $RANK of $WORLD_SIZE on $SLURMD_NODENAME, master $MASTER_ADDR\""};
+  createRun("wide", spec);
+  const json run = waitForPhase("wide", "Succeeded");
+  const json unit = run["status"]["trials"][0];
+  EXPECT_EQ(unit["nodes"], json::array({"node[1-2]"}));
+  std::set<std::string> lines;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(logDir_)) {
+    if (entry.path().filename() != "batch.log") continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) lines.insert(line);
+  }
+  EXPECT_EQ(lines, (std::set<std::string>{"rank 0 of 2 on node1, master 127.0.0.1",
+                                          "rank 1 of 2 on node2, master 127.0.0.1"}));
 }
 
 }  // namespace

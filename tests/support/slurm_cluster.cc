@@ -334,8 +334,9 @@ common::Status SlurmCluster::launch(const SlurmClusterOptions& options) {
   std::ofstream(directory_ + "/owner") << ::getpid() << "\n";
   HETBENCH_ASSIGN_OR_RETURN(
       std::string configured,
-      run({{kSlurmLocal, "config", directory_, "--cpus", std::to_string(options.cpus), "--gpus",
-            std::to_string(options.gpus), "--partition", options.partition},
+      run({{kSlurmLocal, "config", directory_, "--nodes", std::to_string(options.nodes), "--cpus",
+            std::to_string(options.cpus), "--gpus", std::to_string(options.gpus), "--partition",
+            options.partition},
            {},
            std::nullopt}));
   (void)configured;
@@ -371,14 +372,25 @@ common::Status SlurmCluster::launch(const SlurmClusterOptions& options) {
     return ::stat((dir + "/munge.socket").c_str(), &info) == 0 && S_ISSOCK(info.st_mode);
   }));
   HETBENCH_RETURN_IF_ERROR(spawnDaemon("slurmctld", {"slurmctld", "-D", "-i"}, false).status());
-  HETBENCH_RETURN_IF_ERROR(spawnDaemon("slurmd", {"slurmd", "-D", "-N", "node1"}, false).status());
+  for (int n = 1; n <= options.nodes; ++n) {
+    const std::string node = "node" + std::to_string(n);
+    HETBENCH_RETURN_IF_ERROR(
+        spawnDaemon("slurmd-" + node, {"slurmd", "-D", "-N", node}, false).status());
+  }
   HETBENCH_RETURN_IF_ERROR(waitFor("slurmctld to answer scontrol ping", deadline, [&] {
     common::Result<std::string> ping = command({"scontrol", "ping"});
     return ping.isOk() && ping->find("is UP") != std::string::npos;
   }));
-  HETBENCH_RETURN_IF_ERROR(waitFor("node1 to be idle", deadline, [&] {
-    common::Result<std::string> state = command({"sinfo", "-h", "-N", "-o", "%t"});
-    return state.isOk() && trim(*state) == "idle";
+  HETBENCH_RETURN_IF_ERROR(waitFor("every node to be idle", deadline, [&] {
+    common::Result<std::string> states = command({"sinfo", "-h", "-N", "-o", "%t"});
+    if (!states.isOk()) return false;
+    std::istringstream lines(*states);
+    int idle = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (trim(line) != "idle") return false;
+      ++idle;
+    }
+    return idle == options.nodes;
   }));
   return startRestUntil(deadline);
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-// A real one-node Slurm (Debian 12's Slurm 22.05 packages) on 127.0.0.1 for the tests of the
-// Slurm target: munged, slurmctld, slurmd and slurmrestd started by the test, in a temporary
+// A real Slurm of one or more nodes (Debian 12's Slurm 22.05 packages) on 127.0.0.1 for the tests
+// of the Slurm target: munged, slurmctld, slurmd and slurmrestd started by the test, in a temporary
 // directory written by scripts/slurm-local config, and stopped with every job when it ends.
 //
 // As root, the daemons run as root except slurmrestd, which refuses root and runs as nobody;
@@ -30,6 +30,8 @@
 namespace hetbench::testing_support {
 
 struct SlurmClusterOptions {
+  /// slurmd daemons on this machine, node1 to nodeN, each with `cpus` and `gpus`.
+  int nodes = 1;
   int cpus = 4;
   int gpus = 2;  // stand-in device files: jobs can ask for gres gpu:N, nothing more
   std::string partition = "gpu";

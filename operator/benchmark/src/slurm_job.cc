@@ -97,10 +97,6 @@ void parseSlurm(SpecReader& r, const json& workload, const std::string& path, Wo
                            "a Slurm job's environment takes values only"));
     }
   }
-  if (out.nodes > 1) {
-    r.add(invalidCause(path + ".nodes", out.nodes,
-                       "must be 1 on Slurm: multi-node jobs are not supported yet"));
-  }
   if (out.accelerator.resource == kIpu) {
     r.add(invalidCause(path + ".accelerator.resource", kIpu,
                        "a Slurm job asks for GPUs (GRES gpu) only"));
@@ -144,6 +140,11 @@ common::Result<RenderedUnit> renderSlurmUnit(const RunRef& run, const RunSpec& s
     job.environment.emplace_back(name, common::stringMember(var, "value"));
   }
   if (!pathSet) job.environment.emplace_back("PATH", std::string(kDefaultPath));
+  if (w.nodes > 1) {
+    // As a multi-node Job's pods get them; MASTER_ADDR and RANK are each node's (below).
+    job.environment.emplace_back(std::string(kEnvMasterPort), std::to_string(kMasterPort));
+    job.environment.emplace_back(std::string(kEnvWorldSize), std::to_string(w.nodes));
+  }
 
   if (!s.script.empty()) {
     job.script = s.script;
@@ -165,7 +166,16 @@ common::Result<RenderedUnit> renderSlurmUnit(const RunRef& run, const RunSpec& s
     }
     job.script = "#!/bin/sh\n# Written by hetbench for " + run.ns + "/" + run.name + " trial " +
                  std::to_string(unit.trial) + " repetition " + std::to_string(unit.repetition) +
-                 ".\nexec";
+                 ".\n";
+    if (w.nodes > 1) {
+      // One launcher per node through srun, as one pod per node: its rank is its task's, the
+      // master the node the script runs on.
+      job.script +=
+          "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 sh -c "
+          "'export MASTER_ADDR=$SLURM_LAUNCH_NODE_IPADDR RANK=$SLURM_PROCID; exec \"$@\"' sh";
+    } else {
+      job.script += "exec";
+    }
     for (const std::string& word : words) job.script += " " + shellQuote(word);
     job.script += "\n";
   }

@@ -105,6 +105,7 @@ common::Status Pass::startSlurm(UnitRecord& unit, const benchmark::RenderedUnit&
     unit.slurmJobId = job.id;
     unit.phase = UnitPhase::kRunning;
     unit.startTime = job.submitTime.value_or(now_);
+    deadlines_.note(now_ + options_.slurmPollInterval);
     return common::Status();
   }
   const std::filesystem::path output =
