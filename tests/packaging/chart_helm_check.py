@@ -60,6 +60,8 @@ BAD_VALUES = [
      "operator.extraArgs.1: Does not match pattern"),
     ({"operator": {"extraArgs": "--log-level=debug"}},
      "operator.extraArgs: Invalid type. Expected: array, given: string"),
+    ({"operator": {"extraVolumeMounts": [{"name": "x", "mountPath": "relative"}]}},
+     "operator.extraVolumeMounts.0.mountPath: Does not match pattern"),
     ({"leaderElection": {"leaseDuration": 15}},
      "leaderElection.leaseDuration: Invalid type. Expected: string, given: integer"),
     ({"ports": {"metrics": 70000}}, "ports.metrics: Must be less than or equal to 65535"),
@@ -415,6 +417,11 @@ def customized(objects):
            "operator.defaultQueueName not passed")
     expect(problems, container["resources"]["limits"] == {"cpu": "2", "memory": "1Gi"},
            "resources not passed")
+    expect(problems, {"name": "slurm-output", "persistentVolumeClaim": {"claimName": "cirrus-work"}}
+           in spec["volumes"] and
+           {"name": "slurm-output", "mountPath": "/mnt/cirrus-work"} in container["volumeMounts"] and
+           {"name": "logs", "mountPath": "/var/lib/hetbench/logs"} in container["volumeMounts"],
+           "operator.extraVolumes or extraVolumeMounts not passed beside the logs volume")
     expect(problems, spec.get("nodeSelector") == {"node-role.example.org/control": "true"} and
            spec.get("tolerations", [{}])[0].get("key") == "dedicated" and
            spec.get("priorityClassName") == "system-cluster-critical",
