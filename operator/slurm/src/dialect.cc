@@ -206,7 +206,14 @@ common::Result<std::vector<NodeInfo>> Dialect::readNodes(const Answer& answer) c
   const json body = json::parse(answer.body, nullptr, false);
   std::vector<NodeInfo> nodes;
   for (const json& entry : common::arrayMember(body, "nodes")) {
-    NodeInfo info = node(entry);
+    // v0.0.38_node and v0.0.42_node: the same names, but for the states.
+    NodeInfo info;
+    info.name = common::stringMember(entry, "name");
+    info.states = nodeStates(entry);
+    info.cpus = common::intMember(entry, "cpus");
+    info.gres = common::stringMember(entry, "gres");
+    info.partitions = common::stringList(common::member(entry, "partitions"));
+    info.reason = common::stringMember(entry, "reason");
     for (std::string& state : info.states) state = upper(state);
     nodes.push_back(std::move(info));
   }

@@ -59,18 +59,12 @@ class DialectV0_0_38 : public Dialect {
   }
 
   // v0.0.38_node: state one word (lower case), state_flags the rest.
-  NodeInfo node(const json& entry) const override {
-    NodeInfo info;
-    info.name = common::stringMember(entry, "name");
-    info.states.push_back(common::stringMember(entry, "state"));
+  std::vector<std::string> nodeStates(const json& entry) const override {
+    std::vector<std::string> states = {common::stringMember(entry, "state")};
     for (const std::string& flag : common::stringList(common::member(entry, "state_flags"))) {
-      info.states.push_back(flag);
+      states.push_back(flag);
     }
-    info.cpus = common::intMember(entry, "cpus");
-    info.gres = common::stringMember(entry, "gres");
-    info.partitions = common::stringList(common::member(entry, "partitions"));
-    info.reason = common::stringMember(entry, "reason");
-    return info;
+    return states;
   }
 
   // v0.0.38_partition: state one word, max_time_limit minutes or -1 for unlimited.

@@ -104,15 +104,8 @@ class DialectV0_0_42 : public Dialect {
   }
 
   // v0.0.42_node: state a v0.0.42_node_states array, partitions a csv_string (string array).
-  NodeInfo node(const json& entry) const override {
-    NodeInfo info;
-    info.name = common::stringMember(entry, "name");
-    info.states = common::stringList(common::member(entry, "state"));
-    info.cpus = common::intMember(entry, "cpus");
-    info.gres = common::stringMember(entry, "gres");
-    info.partitions = common::stringList(common::member(entry, "partitions"));
-    info.reason = common::stringMember(entry, "reason");
-    return info;
+  std::vector<std::string> nodeStates(const json& entry) const override {
+    return common::stringList(common::member(entry, "state"));
   }
 
   // v0.0.42_partition_info: partition.state an array, nodes {configured, total}, maximums.time

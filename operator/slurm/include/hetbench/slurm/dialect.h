@@ -84,7 +84,8 @@ class Dialect {
 
  protected:
   virtual JobInfo job(const nlohmann::json& entry) const = 0;
-  virtual NodeInfo node(const nlohmann::json& entry) const = 0;
+  /// A node's states, the one part of a node the versions spell differently.
+  virtual std::vector<std::string> nodeStates(const nlohmann::json& entry) const = 0;
   virtual PartitionInfo partition(const nlohmann::json& entry) const = 0;
   /// Whether the controller of one entry of `pings` answered.
   virtual bool answers(const nlohmann::json& ping) const = 0;
